@@ -1,0 +1,109 @@
+"""Settings with one precedence rule: defaults -> ``DOCAUTH_*`` env -> explicit arguments.
+
+>>> s = Settings.load(environ={"DOCAUTH_MODE": "throughput"}, max_batch_size=8)
+>>> (s.mode, s.max_batch_size)
+('throughput', 8)
+>>> Settings.load(environ={"DOCAUTH_MODE": "throughput"}, mode="realtime").mode
+'realtime'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from docauth.errors import ConfigError
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def default_models_dir() -> Path:
+    return PROJECT_ROOT / "models"
+
+
+def default_data_dir() -> Path:
+    return PROJECT_ROOT / "data"
+
+
+def shared_data_dir() -> Path | None:
+    """``../shared/data`` beside the checkout, when present (real evaluation material)."""
+    env = os.environ.get("DOCAUTH_SHARED_DATA")
+    candidates = [Path(env)] if env else []
+    candidates.append(PROJECT_ROOT.parent / "shared" / "data")
+    for c in candidates:
+        if c.is_dir():
+            return c
+    return None
+
+
+@dataclass(frozen=True)
+class Settings:
+    # where things live
+    data_dir: Path = field(default_factory=default_data_dir)
+    models_dir: Path = field(default_factory=default_models_dir)
+    database_url: str | None = None  # None: SQLite in data_dir
+    # runtime
+    mode: str = "realtime"  # realtime | throughput
+    backend: str = "auto"
+    max_batch_size: int = 16
+    max_queue_delay_ms: float = 5.0
+    # input limits
+    max_upload_bytes: int = 20 * 1024 * 1024
+    max_image_pixels: int = 40_000_000
+    min_image_side: int = 16
+    # decision thresholds
+    document_threshold: float = 0.5
+    face_threshold: float = 0.5
+    duplicate_face_threshold: float = 0.45
+    name_similarity_threshold: float = 0.85
+    # service
+    rate_limit_per_minute: int = 600
+    store_uploads: bool = False
+    log_level: str = "INFO"
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{Path(self.data_dir) / 'docauth.sqlite3'}"
+
+    @classmethod
+    def load(cls, environ: Mapping[str, str] | None = None, **explicit: Any) -> "Settings":
+        environ = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            key = "DOCAUTH_" + f.name.upper()
+            if key in environ and environ[key] != "":
+                values[f.name] = _coerce(f, environ[key])
+        for name, value in explicit.items():
+            if name not in {f.name for f in dataclasses.fields(cls)}:
+                raise ConfigError(f"unknown setting {name!r}")
+            if value is not None:
+                values[name] = value
+        settings = cls(**values)
+        if settings.mode not in ("realtime", "throughput"):
+            raise ConfigError(f"mode must be 'realtime' or 'throughput', not {settings.mode!r}")
+        return settings
+
+
+def _coerce(f: dataclasses.Field, raw: str) -> Any:
+    kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+    try:
+        if kind.startswith("Path"):
+            return Path(raw)
+        if kind == "int":
+            return int(raw)
+        if kind == "float":
+            return float(raw)
+        if kind == "bool":
+            if raw.lower() in ("1", "true", "yes", "on"):
+                return True
+            if raw.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(raw)
+    except ValueError as exc:
+        raise ConfigError(f"DOCAUTH_{f.name.upper()}={raw!r} is not a valid {kind}") from exc
+    return raw
