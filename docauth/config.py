@@ -39,6 +39,13 @@ def shared_data_dir() -> Path | None:
     return None
 
 
+def _default_face_threshold() -> float:
+    # One source of truth: the constant calibrated by `docauth eval faces`.
+    from docauth.matching.face import DEFAULT_FACE_THRESHOLD
+
+    return DEFAULT_FACE_THRESHOLD
+
+
 @dataclass(frozen=True)
 class Settings:
     # where things live
@@ -50,18 +57,22 @@ class Settings:
     backend: str = "auto"
     max_batch_size: int = 16
     max_queue_delay_ms: float = 5.0
+    autotune: bool = True  # backend="auto" without a matching profile: measure briefly at start-up
+    autotune_seconds: float = 3.0  # budget of that start-up measurement, per model
     # input limits
     max_upload_bytes: int = 20 * 1024 * 1024
     max_image_pixels: int = 40_000_000
     min_image_side: int = 16
     # decision thresholds
     document_threshold: float = 0.5
-    face_threshold: float = 0.5
+    face_threshold: float = field(default_factory=lambda: _default_face_threshold())  # calibrated, docs/matching.md
     duplicate_face_threshold: float = 0.45
     name_similarity_threshold: float = 0.85
+    reject_reasons: str = ""  # comma-separated reason codes that reject; "" = docauth.pipeline.policy default
     # service
     rate_limit_per_minute: int = 600
     store_uploads: bool = False
+    max_inflight_checks: int = 32  # per worker; beyond it requests get 503 + Retry-After
     log_level: str = "INFO"
 
     @property
