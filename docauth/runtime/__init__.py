@@ -8,9 +8,18 @@ One interface for every backend: a float32 NHWC batch in, probabilities out.
 
 Stages never import TensorFlow, ONNX Runtime or OpenVINO themselves; they ask
 this package for an :class:`InferenceModel`. Frameworks are imported lazily
-inside the backend modules.
+inside the backend modules (``docauth/runtime/engines/``).
+
+- :mod:`~docauth.runtime.backends`: registry (keras_tf, tf_gpu, onnxruntime[_cuda|_openvino], openvino)
+- :mod:`~docauth.runtime.probe`: CPU/ISA/GPU/provider discovery (injectable for tests)
+- :mod:`~docauth.runtime.threading`: Intel threading plan, applied before TensorFlow's import
+- :mod:`~docauth.runtime.batching`: the throughput mode's micro-batcher
+- :mod:`~docauth.runtime.tuning`: measurements, the deployment profile, ``backend="auto"``
+- :mod:`~docauth.runtime.export`: Keras -> ONNX with a parity check
 """
 
+from docauth.runtime.batching import BatchingConfig, MicroBatcher, batched
 from docauth.runtime.model import InferenceModel, load_metadata, load_model, model_paths
 
-__all__ = ["InferenceModel", "load_metadata", "load_model", "model_paths"]
+__all__ = ["BatchingConfig", "InferenceModel", "MicroBatcher", "batched", "load_metadata", "load_model",
+           "model_paths"]

@@ -1,42 +1,196 @@
-"""Backend registry. Each backend module imports its framework lazily."""
+"""Backend registry: which engines exist, which are usable here, and loading one.
+
+Each engine lives in ``docauth/runtime/engines/<module>.py`` and imports its
+framework only when loaded. ``load(name, models_dir, backend, mode)`` returns an
+:class:`InferenceModel`; ``backend="auto"`` asks :mod:`docauth.runtime.tuning`
+for the measured choice and falls back down a safe ranking if it cannot load.
+"""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import logging
+from dataclasses import dataclass
 from pathlib import Path
 
-from docauth.errors import ConfigError, ModelError
+from docauth.config import Settings
+from docauth.errors import ConfigError, DocauthError, ModelError, Unavailable
+from docauth.runtime.engines.base import BackendSpec, Runner
 from docauth.runtime.model import InferenceModel, load_metadata, model_paths
+from docauth.runtime.probe import HardwareProbe
 
-BACKENDS = ("keras",)
+log = logging.getLogger(__name__)
+
+ENGINES = {
+    "keras_tf": "docauth.runtime.engines.keras_tf",
+    "tf_gpu": "docauth.runtime.engines.tf_gpu",
+    "onnxruntime": "docauth.runtime.engines.onnx_runtime",
+    "onnxruntime_cuda": "docauth.runtime.engines.onnx_runtime",
+    "onnxruntime_openvino": "docauth.runtime.engines.onnx_runtime",
+    "openvino": "docauth.runtime.engines.openvino_native",
+}
+ALIASES = {"keras": "keras_tf", "tensorflow": "keras_tf", "ort": "onnxruntime"}
+BACKENDS = tuple(ENGINES)
+MODES = ("realtime", "throughput")
+FALLBACK = BackendSpec("keras_tf")
 
 
-def load(name: str, *, models_dir: str | Path | None, backend: str, mode: str) -> InferenceModel:
-    metadata = load_metadata(name, models_dir)
-    if backend in ("auto", "keras"):
-        return _load_keras(name, metadata, models_dir, mode)
-    raise ConfigError(f"unknown backend {backend!r}; available: {', '.join(BACKENDS)}")
+def _installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
 
 
-def _load_keras(name, metadata, models_dir, mode) -> InferenceModel:
-    path = model_paths(name, models_dir).keras
-    if not path.is_file():
-        raise ModelError(f"model file missing: {path}")
-    import keras
-    import tensorflow as tf
+@dataclass(frozen=True)
+class Availability:
+    name: str
+    available: bool
+    reason: str
 
+
+def availability(probe: HardwareProbe) -> list[Availability]:
+    """Every registered backend, whether this machine can run it, and why (not)."""
+    out = []
+    tf_ok = _installed("tensorflow")
+    out.append(Availability("keras_tf", tf_ok, "TensorFlow installed" if tf_ok else "TensorFlow not installed"))
+    out.append(Availability("tf_gpu", tf_ok and bool(probe.tf_gpus),
+                            f"TensorFlow sees {probe.tf_gpus}" if probe.tf_gpus else "TensorFlow sees no GPU"))
+    providers = set(probe.ort_providers)
+    out.append(Availability("onnxruntime", "CPUExecutionProvider" in providers,
+                            "CPUExecutionProvider" if "CPUExecutionProvider" in providers
+                            else "onnxruntime not installed"))
+    cuda = "CUDAExecutionProvider" in providers
+    out.append(Availability("onnxruntime_cuda", cuda,
+                            "CUDAExecutionProvider installed" if cuda else "no CUDAExecutionProvider (CPU onnxruntime)"))
+    ov_ep = "OpenVINOExecutionProvider" in providers
+    out.append(Availability("onnxruntime_openvino", ov_ep, "OpenVINOExecutionProvider installed" if ov_ep
+                            else "no OpenVINOExecutionProvider (needs onnxruntime-openvino)"))
+    ov_ok = bool(probe.openvino_devices)
+    out.append(Availability("openvino", ov_ok, f"OpenVINO devices {probe.openvino_devices}" if ov_ok
+                            else "OpenVINO not installed or no device"))
+    return out
+
+
+def candidates(probe: HardwareProbe, mode: str, *, thread_options: tuple[int, ...] | None = None,
+               onnx_ready: bool = True) -> list[BackendSpec]:
+    """Every backend x setting worth measuring here for ``mode``, in the safe default ranking."""
+    ok = {a.name for a in availability(probe) if a.available}
+    cores = max(probe.physical_cores, 1)
+    if thread_options is None:
+        # 1 thread per model is measured in both modes: with several models (or callers) at once,
+        # one thread each can beat all cores each, which oversubscribe (ONNX Runtime's spinning especially).
+        thread_options = tuple(sorted({1, cores}))
+    # Order = the ranking used when nothing was measured: GPU, then exact-fp32 CPU engines (one thread
+    # first: no oversubscription when several models or callers run at once), bf16 after fp32 because
+    # its accuracy cost must be measured before it is preferred, TensorFlow last.
+    specs: list[BackendSpec] = []
+    if "tf_gpu" in ok:
+        specs.append(BackendSpec("tf_gpu"))
+    if onnx_ready:
+        if "onnxruntime_cuda" in ok and probe.has_gpu:
+            specs.append(BackendSpec("onnxruntime_cuda"))
+        if "openvino" in ok:
+            for device in [d for d in probe.openvino_devices if d.startswith("GPU")]:
+                specs.append(BackendSpec("openvino", device=device))
+        if "onnxruntime" in ok:
+            specs.extend(BackendSpec("onnxruntime", threads=t) for t in sorted(thread_options))
+        if "openvino" in ok and "CPU" in probe.openvino_devices:
+            precisions = ["fp32", "bf16"] if probe.supports_bf16 else ["fp32"]
+            for precision in precisions:
+                if mode == "throughput":
+                    # the batch split evenly over the streams vs. one sample per async request
+                    specs.append(BackendSpec("openvino", precision=precision))
+                    specs.append(BackendSpec("openvino", precision=precision, stream_batch=1))
+                    continue
+                for t in sorted(thread_options, reverse=True):
+                    # threads=None is OpenVINO's own choice (all cores); narrower ones are measured too
+                    specs.append(BackendSpec("openvino", precision=precision, threads=None if t == cores else t))
+        if "onnxruntime_openvino" in ok:
+            specs.append(BackendSpec("onnxruntime_openvino"))
+    if "keras_tf" in ok:
+        specs.append(BackendSpec("keras_tf"))
+    return specs
+
+
+def load_spec(spec: BackendSpec, name: str, metadata: dict, models_dir, mode: str) -> Runner:
+    """Load one model on one engine. Framework failures arrive as ModelError / Unavailable."""
+    engine = ENGINES.get(spec.name)
+    if engine is None:
+        raise ConfigError(f"unknown backend {spec.name!r}; available: {', '.join(BACKENDS)} or auto")
     try:
-        model = keras.saving.load_model(path, compile=False)
-    except (ValueError, OSError, KeyError) as exc:
-        raise ModelError(f"model file is corrupt or incompatible: {path}: {exc}") from exc
-    h, w = metadata["input"]["height"], metadata["input"]["width"]
-    c = metadata["input"].get("channels", 3)
+        module = importlib.import_module(engine)
+    except ImportError as exc:
+        raise Unavailable(f"backend {spec.name} cannot be imported: {exc}") from exc
+    try:
+        return module.load(spec, model_paths(name, models_dir), metadata, mode)
+    except ImportError as exc:  # framework not installed
+        raise Unavailable(f"backend {spec.name}: framework not installed: {exc}") from exc
 
-    @tf.function(input_signature=[tf.TensorSpec([None, h, w, c], tf.float32)], reduce_retracing=True)
-    def infer(x):
-        return model(x, training=False)
 
-    def run(batch):
-        return infer(tf.convert_to_tensor(batch)).numpy()
+def resolve_spec(backend: str) -> BackendSpec:
+    spec = BackendSpec.parse(backend)
+    if spec.name in ALIASES:
+        spec = spec.with_(name=ALIASES[spec.name])
+    if spec.name not in ENGINES:
+        raise ConfigError(f"unknown backend {spec.name!r}; available: {', '.join(BACKENDS)} or auto")
+    return spec
 
-    return InferenceModel(name=name, metadata=metadata, backend_name="keras", mode=mode, _run=run,
-                          reason="Keras compiled function (fallback)")
+
+def load(name: str, *, models_dir: str | Path | None = None, backend: str | None = "auto",
+         mode: str | None = None, settings: Settings | None = None) -> InferenceModel:
+    settings = settings or Settings.load(mode=mode, backend=backend)
+    mode = mode or settings.mode
+    backend = backend or settings.backend
+    if mode not in MODES:
+        raise ConfigError(f"mode must be one of {MODES}, not {mode!r}")
+    models_dir = models_dir or settings.models_dir
+    metadata = load_metadata(name, models_dir)
+    _check_metadata(name, metadata)
+    batch_size = None
+    if backend == "auto":
+        from docauth.runtime import tuning
+
+        choice = tuning.auto_choice(name, models_dir=models_dir, mode=mode, settings=settings)
+        runner, spec, reason = _load_first(choice.specs, name, metadata, models_dir, mode, choice.reason)
+        batch_size = choice.batch_size
+    else:
+        spec = resolve_spec(backend)
+        runner = load_spec(spec, name, metadata, models_dir, mode)
+        reason = f"backend {spec.key} requested explicitly"
+    model = InferenceModel(name=name, metadata=metadata, backend_name=runner.backend, mode=mode, _run=runner.run,
+                           reason=reason, spec=spec.key, details=runner.details, _close=runner.close)
+    if mode == "throughput":
+        from docauth.runtime.batching import BatchingConfig, MicroBatcher
+
+        size = settings.max_batch_size
+        if batch_size and settings.max_batch_size == Settings.max_batch_size:  # the operator did not set one
+            size = batch_size
+        model.batcher = MicroBatcher(runner.run, BatchingConfig(size, settings.max_queue_delay_ms),
+                                     sample_ndim=None, name=f"{name}-batcher")
+    return model
+
+
+def _load_first(specs: list[BackendSpec], name, metadata, models_dir, mode, reason):
+    """Try the choice, then the ranking behind it; the Keras CPU backend is the last resort."""
+    failures = []
+    ordered = list(dict.fromkeys(list(specs) + [FALLBACK]))
+    for i, spec in enumerate(ordered):
+        try:
+            runner = load_spec(spec, name, metadata, models_dir, mode)
+        except DocauthError as exc:
+            failures.append(f"{spec.key}: {exc.message}")
+            log.warning("runtime: %s could not load %s: %s", spec.key, name, exc.message)
+            continue
+        if i == 0:
+            return runner, spec, reason
+        return runner, spec, f"{reason}; fell back to {spec.key} because " + "; ".join(failures)
+    raise ModelError(f"no backend could load {name}: " + "; ".join(failures))
+
+
+def _check_metadata(name: str, metadata: dict) -> None:
+    try:
+        inp = metadata["input"]
+        int(inp["height"]), int(inp["width"])
+        if not metadata["labels"]:
+            raise ValueError("no labels")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelError(f"{name}: metadata lacks input height/width or labels ({exc})") from exc

@@ -1,0 +1,517 @@
+"""Measure every usable backend here and keep the fastest per mode: the deployment profile.
+
+``docauth tune`` measures backend x thread setting x batch size on the shipped
+models and writes ``<data_dir>/runtime-profile.json``:
+
+    {"version": 1, "created": ..., "fingerprint": <machine>, "probe": {...},
+     "measurements": [{"model", "spec", "mode", "batch", "latency_ms_p50", ...}],
+     "choice": {"realtime": {"spec", "batch", "reason", ...}, "throughput": {...}},
+     "per_model": {"document": {"realtime": {...}, "throughput": {...}}, ...}}
+
+``load_model(backend="auto")`` uses the profile when its fingerprint matches
+this machine; otherwise it measures the one model for a few seconds (bounded
+by ``Settings.autotune_seconds``; ``DOCAUTH_AUTOTUNE=0`` skips measuring and
+takes the default ranking) and records that in the profile.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import logging
+import os
+import tempfile
+import time
+from concurrent.futures import wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+
+from docauth.config import Settings
+from docauth.errors import ConfigError, DocauthError
+from docauth.runtime import backends
+from docauth.runtime.engines.base import BackendSpec, file_sha256, input_hwc
+from docauth.runtime.model import load_metadata, model_paths
+from docauth.runtime.probe import HardwareProbe, cached_probe
+from docauth.runtime.standin import sample_inputs, scaled_for
+
+log = logging.getLogger(__name__)
+
+PROFILE_FILE = "runtime-profile.json"
+# A reduced-precision configuration is only eligible when it answers like fp32 on the tuning inputs
+# (the same tolerance the parity tests state for bf16).
+ACCURACY_ATOL = 5e-2
+ACCURACY_MIN_AGREEMENT = 0.95
+PROFILE_VERSION = 1
+DEFAULT_BATCH_SIZES = (4, 8, 16, 32)
+
+
+def profile_path(settings: Settings | None = None) -> Path:
+    settings = settings or Settings.load()
+    return Path(settings.data_dir) / PROFILE_FILE
+
+
+# --- measuring ------------------------------------------------------------------------------------
+def summarize(times_s: list[float], batch: int) -> dict:
+    arr = np.array(times_s) * 1000
+    median = float(np.percentile(arr, 50))
+    return {"latency_ms_p50": round(median, 3), "latency_ms_p95": round(float(np.percentile(arr, 95)), 3),
+            "throughput_img_s": round(batch * 1000 / median, 1), "iterations": len(arr)}
+
+
+def measure_interleaved(cases: dict, *, seconds: float, rounds: int = 4,
+                        min_iters: int = 1, warmup: int = 1) -> dict[str, list[float]]:
+    """Time every case in round-robin slices; returns per-iteration seconds per case.
+
+    Other processes share these cores; measuring each case in one block would
+    let a burst of their work land on one case only. Interleaving spreads it
+    over all cases, and medians (not means) keep the rest out.
+    """
+    for step in cases.values():
+        for _ in range(warmup):
+            step()
+    times: dict[str, list[float]] = {key: [] for key in cases}
+    slice_s = seconds / rounds
+    for _ in range(rounds):
+        for key, step in cases.items():
+            start = time.perf_counter()
+            n = 0
+            while n < min_iters or time.perf_counter() - start < slice_s:
+                t0 = time.perf_counter()
+                step()
+                times[key].append(time.perf_counter() - t0)
+                n += 1
+    return times
+
+
+def measure(run: Callable[[np.ndarray], np.ndarray], inputs: np.ndarray, batch: int, *, seconds: float = 0.6) -> dict:
+    """Latency percentiles and images/s of ``run`` at ``batch`` (one case alone)."""
+    step = _stepper(run, inputs, batch)
+    return summarize(measure_interleaved({"case": step}, seconds=seconds, rounds=1)["case"], batch)
+
+
+def _stepper(run, inputs: np.ndarray, batch: int) -> Callable[[], object]:
+    n = len(inputs)
+    batches = [np.ascontiguousarray(np.take(inputs, range(i, i + batch), axis=0, mode="wrap"))
+               for i in range(0, max(n, batch), batch)]
+    counter = iter(range(1 << 62))
+    return lambda: run(batches[next(counter) % len(batches)])
+
+
+@dataclass
+class Measurement:
+    model: str
+    spec: str
+    mode: str
+    batch: int
+    latency_ms_p50: float | None = None
+    latency_ms_p95: float | None = None
+    throughput_img_s: float | None = None
+    iterations: int = 0
+    load_s: float | None = None
+    error: str | None = None
+    max_abs_diff: float | None = None  # vs. an fp32 engine on the tuning inputs
+    argmax_agreement: float | None = None
+
+    def export(self) -> dict:
+        return asdict(self)
+
+
+def _combined(measurements: list[dict], models: list[str], mode: str) -> list[dict]:
+    """Per (spec, batch): both models on every image. Latency adds up; images/s combine harmonically."""
+    groups: dict[tuple[str, int], dict[str, dict]] = {}
+    for m in measurements:
+        if m["mode"] == mode and m["error"] is None and m["model"] in models:
+            groups.setdefault((m["spec"], m["batch"]), {})[m["model"]] = m
+    rows = []
+    for (spec, batch), by_model in groups.items():
+        if set(by_model) != set(models):
+            continue
+        rows.append({
+            "spec": spec, "batch": batch,
+            "latency_ms_p50": round(sum(m["latency_ms_p50"] for m in by_model.values()), 3),
+            "latency_ms_p95": round(sum(m["latency_ms_p95"] for m in by_model.values()), 3),
+            "throughput_img_s": round(1 / sum(1 / m["throughput_img_s"] for m in by_model.values()), 1),
+            "max_abs_diff": max((m.get("max_abs_diff") or 0.0) for m in by_model.values()),
+            "argmax_agreement": min((m.get("argmax_agreement") if m.get("argmax_agreement") is not None else 1.0)
+                                    for m in by_model.values()),
+        })
+    return rows
+
+
+def _pick(rows: list[dict], mode: str) -> tuple[dict, str] | None:
+    rows = [r for r in rows if _accurate(r)]  # too inaccurate (bf16 on this model): not eligible
+    if not rows:
+        return None
+    if mode == "realtime":
+        ranked = sorted(rows, key=lambda r: r["latency_ms_p50"])
+        best = ranked[0]
+        why = f"lowest batch-1 latency p50 {best['latency_ms_p50']} ms"
+        if len(ranked) > 1:
+            why += f" (next: {ranked[1]['spec']} {ranked[1]['latency_ms_p50']} ms)"
+    else:
+        ranked = sorted(rows, key=lambda r: -r["throughput_img_s"])
+        best = ranked[0]
+        why = f"highest throughput {best['throughput_img_s']} img/s at batch {best['batch']}"
+        if len(ranked) > 1:
+            why += f" (next: {ranked[1]['spec']} batch {ranked[1]['batch']} {ranked[1]['throughput_img_s']} img/s)"
+    return best, why
+
+
+def burst_step(submitters: dict[str, Callable], singles: dict[str, list[np.ndarray]], latencies: list[float],
+               burst: int = 64) -> Callable[[], None]:
+    """A step that puts ``burst`` single-image requests into every model's batcher at once and waits for all.
+
+    This is how throughput mode is used (many concurrent callers, every model's
+    batcher busy at the same time), so backends that oversubscribe the cores
+    under concurrency show it here.
+    """
+    names = list(submitters)
+    count = len(singles[names[0]])
+    counter = iter(range(1 << 62))
+
+    def step():
+        offset = next(counter) * burst
+        futures = []
+        for k in range(burst):
+            for n in names:
+                t0 = time.perf_counter()
+                f = submitters[n](singles[n][(offset + k) % count])
+                f.add_done_callback(lambda _f, t0=t0: latencies.append(time.perf_counter() - t0))
+                futures.append(f)
+        wait(futures)
+        for f in futures:
+            f.result()  # re-raises a failed batch
+
+    return step
+
+
+def _load_runners(spec, models, metas, models_dir, mode, measurements, sizes):
+    """{model: (runner, load seconds)} for every model, or None (errors recorded) if one cannot load."""
+    loaded = {}
+    for name in models:
+        t0 = time.perf_counter()
+        try:
+            loaded[name] = (backends.load_spec(spec, name, metas[name], models_dir, mode),
+                            round(time.perf_counter() - t0, 3))
+        except DocauthError as exc:
+            for b in sizes:
+                measurements.append(Measurement(name, spec.key, mode, b, error=exc.message).export())
+            for runner, _ in loaded.values():
+                runner.close()
+            return None
+    return loaded
+
+
+def tune(models: Iterable[str], *, models_dir=None, probe: HardwareProbe | None = None,
+         modes: Iterable[str] = backends.MODES, batch_sizes: Iterable[int] = DEFAULT_BATCH_SIZES,
+         seconds_per_case: float = 0.6, budget_s: float | None = None,
+         specs: dict[str, list[BackendSpec]] | None = None, quick: bool = False,
+         max_queue_delay_ms: float | None = None, progress: Callable[[str], None] | None = None) -> dict:
+    """Measure and return a profile dict (not written; see :func:`write_profile`).
+
+    realtime: each model alone at batch 1, every backend interleaved.
+    throughput: all models together through micro-batchers of each batch size (bursts of
+    single-image requests), as the service runs them.
+    """
+    models = list(models)
+    modes = list(modes)
+    probe = probe or cached_probe()
+    delay_ms = Settings.load().max_queue_delay_ms if max_queue_delay_ms is None else max_queue_delay_ms
+    started = time.perf_counter()
+    inputs, metas, shas = {}, {}, {}
+    for name in models:
+        metas[name] = load_metadata(name, models_dir)
+        inputs[name] = scaled_for(metas[name], sample_inputs(input_hwc(metas[name]), 32, seed=1))
+        keras_path = model_paths(name, models_dir).keras
+        shas[name] = file_sha256(keras_path) if keras_path.is_file() else None
+    singles = {n: [np.ascontiguousarray(x[None]) for x in inputs[n]] for n in models}
+    onnx_ready = all(model_paths(n, models_dir).onnx.is_file() for n in models)
+    joined = "+".join(models)
+    measurements: list[dict] = []
+
+    def over_budget(fraction: float) -> bool:
+        return budget_s is not None and time.perf_counter() - started > budget_s * fraction
+
+    def measuring_seconds(n_cases: int) -> float:
+        seconds = seconds_per_case * n_cases
+        if budget_s is not None:
+            seconds = max(min(seconds, budget_s - (time.perf_counter() - started)), 0.05 * n_cases)
+        return seconds
+
+    for mode in modes:
+        mode_specs = (specs or {}).get(mode) or backends.candidates(probe, mode, onnx_ready=onnx_ready)
+        sizes = [1] if mode == "realtime" else list(batch_sizes)
+        loaded: dict[str, dict] = {}
+        for spec in mode_specs:
+            if loaded and over_budget(0.5):
+                break  # half the budget for loading, half for measuring
+            runners = _load_runners(spec, models, metas, models_dir, mode, measurements, sizes)
+            if runners is not None:
+                loaded[spec.key] = runners
+        accuracy = _accuracy(loaded, models, inputs)
+        try:
+            if mode == "realtime":
+                for name in models:
+                    cases = {(key, 1): _stepper(r[name][0].run, inputs[name], 1) for key, r in loaded.items()}
+                    times = measure_interleaved(cases, seconds=measuring_seconds(len(cases)),
+                                                rounds=4 if budget_s is None else 2)
+                    for (key, b), samples in times.items():
+                        m = Measurement(name, key, mode, b, load_s=loaded[key][name][1], **summarize(samples, b),
+                                        **accuracy[key][name])
+                        measurements.append(m.export())
+                        _report(progress, m)
+            else:
+                from docauth.runtime.batching import BatchingConfig, MicroBatcher
+
+                cases, latencies, batchers = {}, {}, []
+                burst = 64
+                for key, runners in loaded.items():
+                    for b in sizes:
+                        group = {n: MicroBatcher(r.run, BatchingConfig(b, delay_ms), name=f"tune-{n}")
+                                 for n, (r, _) in runners.items()}
+                        batchers.extend(group.values())
+                        latencies[(key, b)] = []
+                        cases[(key, b)] = burst_step({n: g.submit for n, g in group.items()}, singles,
+                                                     latencies[(key, b)], burst)
+                try:
+                    times = measure_interleaved(cases, seconds=measuring_seconds(len(cases)),
+                                                rounds=4 if budget_s is None else 2)
+                finally:
+                    for batcher in batchers:
+                        batcher.close()
+                for (key, b), samples in times.items():
+                    lat = np.array(latencies[(key, b)]) * 1000
+                    m = Measurement(joined, key, mode, b, load_s=round(sum(x[1] for x in loaded[key].values()), 3),
+                                    latency_ms_p50=round(float(np.percentile(lat, 50)), 3),
+                                    latency_ms_p95=round(float(np.percentile(lat, 95)), 3),
+                                    throughput_img_s=round(burst / float(np.median(samples)), 1),
+                                    iterations=len(samples),
+                                    max_abs_diff=max(a["max_abs_diff"] for a in accuracy[key].values()),
+                                    argmax_agreement=min(a["argmax_agreement"] for a in accuracy[key].values()))
+                    measurements.append(m.export())
+                    _report(progress, m)
+        finally:
+            for runners in loaded.values():
+                for runner, _ in runners.values():
+                    runner.close()
+
+    choice, per_model = {}, {}
+    for mode in modes:
+        picked = _pick(_rows(measurements, models, mode), mode)
+        if picked:
+            best, why = picked
+            choice[mode] = {"spec": BackendSpec.parse(best["spec"]).export(), "batch": best["batch"],
+                            "latency_ms_p50": best["latency_ms_p50"], "throughput_img_s": best["throughput_img_s"],
+                            "models": models, "reason": f"{best['spec']}: {why} for {joined}", "quick": quick}
+        for name in models:
+            if mode == "throughput":  # measured with all models together: the shared choice is theirs
+                if mode in choice:
+                    per_model.setdefault(name, {})[mode] = dict(choice[mode], model_sha256=shas[name])
+                continue
+            picked = _pick(_rows(measurements, [name], mode), mode)
+            if picked:
+                best, why = picked
+                per_model.setdefault(name, {})[mode] = {
+                    "spec": BackendSpec.parse(best["spec"]).export(), "batch": best["batch"],
+                    "latency_ms_p50": best["latency_ms_p50"], "throughput_img_s": best["throughput_img_s"],
+                    "model_sha256": shas[name], "reason": f"{best['spec']}: {why} for {name}", "quick": quick}
+    return {"version": PROFILE_VERSION, "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "fingerprint": probe.fingerprint(), "probe": probe.export(), "models": models,
+            "tune_seconds": round(time.perf_counter() - started, 1), "quick": quick,
+            "measurements": measurements, "choice": choice, "per_model": per_model}
+
+
+def _accuracy(loaded: dict, models: list[str], inputs: dict) -> dict:
+    """{spec key: {model: {max_abs_diff, argmax_agreement}}} against the first fp32 configuration loaded."""
+    reference_key = next((k for k in loaded if "precision=" not in k), None)
+    out: dict = {}
+    references = {n: loaded[reference_key][n][0].run(inputs[n]) for n in models} if reference_key else {}
+    for key, runners in loaded.items():
+        out[key] = {}
+        for n in models:
+            if not references:
+                out[key][n] = {"max_abs_diff": None, "argmax_agreement": None}
+                continue
+            got = runners[n][0].run(inputs[n])
+            out[key][n] = {"max_abs_diff": float(f"{float(np.max(np.abs(got - references[n]))):.3g}"),
+                           "argmax_agreement": round(float(np.mean(got.argmax(1) == references[n].argmax(1))), 4)}
+    return out
+
+
+def _accurate(row: dict) -> bool:
+    diff, agree = row.get("max_abs_diff"), row.get("argmax_agreement")
+    return (diff is None or diff <= ACCURACY_ATOL) and (agree is None or agree >= ACCURACY_MIN_AGREEMENT)
+
+
+def _report(progress, m: Measurement) -> None:
+    if progress:
+        progress(f"{m.mode:10s} {m.model:16s} {m.spec:40s} batch {m.batch:3d}: p50 {m.latency_ms_p50:8.2f} ms "
+                 f"p95 {m.latency_ms_p95:8.2f} ms {m.throughput_img_s:8.1f} img/s")
+
+
+def _rows(measurements: list[dict], models: list[str], mode: str) -> list[dict]:
+    if mode == "throughput":
+        joined = "+".join(models)
+        return [m for m in measurements if m["mode"] == mode and m["error"] is None and m["model"] == joined]
+    return _combined(measurements, models, mode)
+
+
+# --- the profile file -----------------------------------------------------------------------------
+def write_profile(profile: dict, path: Path) -> Path:
+    """Atomic write (several workers may tune at once; readers never see half a file)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".runtime-profile-", suffix=".json")
+    with os.fdopen(fd, "w") as fh:
+        json.dump(profile, fh, indent=1)
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(tmp, 0o666 & ~mask)  # mkstemp makes 0600; service workers may run as another user
+    os.replace(tmp, path)
+    return path
+
+
+def load_profile(path: Path) -> dict | None:
+    """The profile, or None when missing, unreadable or from another format version."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        log.warning("runtime: ignoring unreadable profile %s: %s", path, exc)
+        return None
+    if not isinstance(data, dict) or data.get("version") != PROFILE_VERSION or "fingerprint" not in data:
+        return None
+    return data
+
+
+def merge_profile(old: dict | None, new: dict) -> dict:
+    """Combine with the existing profile of the same machine.
+
+    A quick tune adds its per-model entries. A full tune replaces the choices and its models'
+    entries, and keeps the entries of models it did not measure (their measurements stay valid).
+    """
+    if not old or old.get("fingerprint") != new["fingerprint"]:
+        return new
+    if not new.get("quick"):
+        kept = {n: e for n, e in old.get("per_model", {}).items() if n not in new["models"]}
+        if not kept:
+            return new
+        merged = dict(new)
+        merged["per_model"] = {**kept, **new["per_model"]}
+        merged["measurements"] = new["measurements"] + [m for m in old.get("measurements", [])
+                                                        if m["model"] in kept]
+        return merged
+    merged = dict(old)
+    merged["measurements"] = old.get("measurements", []) + new["measurements"]
+    merged["per_model"] = {**old.get("per_model", {})}
+    for name, entry in new["per_model"].items():
+        merged["per_model"][name] = {**merged["per_model"].get(name, {}), **entry}
+    merged["choice"] = {**new["choice"], **old.get("choice", {})}
+    return merged
+
+
+@dataclass
+class Choice:
+    specs: list[BackendSpec]  # first is the choice, the rest the fallback ranking
+    batch_size: int | None
+    reason: str
+    source: str  # profile | quick-tune | heuristic
+    notes: list[str] = field(default_factory=list)
+
+
+def _entry_for(profile: dict, name: str, mode: str, models_dir) -> dict | None:
+    entry = profile.get("per_model", {}).get(name, {}).get(mode)
+    if entry:
+        keras_path = model_paths(name, models_dir).keras
+        if entry.get("model_sha256") and keras_path.is_file() and file_sha256(keras_path) != entry["model_sha256"]:
+            return None  # measured on an older version of this model
+        return entry
+    return None
+
+
+def auto_choice(name: str, *, models_dir=None, mode: str = "realtime", settings: Settings | None = None,
+                probe: HardwareProbe | None = None) -> Choice:
+    settings = settings or Settings.load()
+    probe = probe or cached_probe()
+    path = profile_path(settings)
+    onnx_ready = model_paths(name, models_dir).onnx.is_file()
+    ranking = backends.candidates(probe, mode, onnx_ready=onnx_ready)
+    notes = [] if onnx_ready else [f"no {name}.onnx: ONNX Runtime/OpenVINO not considered (run `docauth export`)"]
+    profile = load_profile(path)
+    fingerprint = probe.fingerprint()
+    if profile is not None and profile["fingerprint"] == fingerprint:
+        entry = _entry_for(profile, name, mode, models_dir)
+        scope = "this model"
+        if entry is None:
+            # A model the tuner did not measure (or an older version of it): the machine-wide choice,
+            # measured on the shipped models, beats measuring again at every start-up.
+            entry = profile.get("choice", {}).get(mode)
+            scope = "machine-wide choice; this model version was not measured"
+        if entry:
+            spec = BackendSpec.from_export(entry["spec"])
+            reason = f"profile {path} ({profile.get('created')}, {scope}): {entry['reason']}"
+            if scope != "this model" and spec.precision != "fp32":
+                # reduced precision was accepted for the measured models only; this one gets fp32
+                spec = spec.with_(precision="fp32")
+                reason += f"; fp32 instead of {entry['spec'].get('precision')} (accuracy not measured for {name})"
+            return Choice([spec] + ranking, entry.get("batch"), reason, "profile", notes)
+    elif profile is not None:
+        notes.append(f"profile {path} is for machine {profile['fingerprint']}, this is {fingerprint}: ignored")
+    if not settings.autotune or len(ranking) <= 1:
+        why = "DOCAUTH_AUTOTUNE=0" if not settings.autotune else "only one candidate"
+        top = ranking[0].key if ranking else backends.FALLBACK.key
+        reason = "; ".join([f"{top}: default ranking, not measured ({why})"] + notes)
+        return Choice(ranking, None, reason, "heuristic", notes)
+    # Start-up must stay short: TensorFlow's import alone takes seconds, and keras_tf is the fallback
+    # anyway, so the quick tune measures the exported-model backends only (`docauth tune` measures all).
+    quick_specs = [s for s in ranking if s.name != "keras_tf"] or ranking
+    quick = tune([name], models_dir=models_dir, probe=probe, modes=[mode], seconds_per_case=0.25,
+                 batch_sizes=(settings.max_batch_size,), budget_s=settings.autotune_seconds, quick=True,
+                 specs={mode: quick_specs})
+    try:
+        write_profile(merge_profile(profile, quick), path)
+    except OSError as exc:
+        notes.append(f"could not write {path}: {exc}")
+    entry = quick["per_model"].get(name, {}).get(mode)
+    if not entry:
+        return Choice(ranking, None, "quick tune measured nothing usable: default ranking", "heuristic", notes)
+    spec = BackendSpec.from_export(entry["spec"])
+    return Choice([spec] + ranking, entry.get("batch"),
+                  f"quick start-up tune ({quick['tune_seconds']} s): {entry['reason']}", "quick-tune", notes)
+
+
+# --- presenting -----------------------------------------------------------------------------------
+def format_table(profile: dict) -> str:
+    lines = [f"{'mode':10s} {'model':16s} {'backend':40s} {'batch':>5s} {'p50 ms':>9s} {'p95 ms':>9s} "
+             f"{'img/s':>9s}  note"]
+    for m in profile["measurements"]:
+        if m["error"]:
+            lines.append(f"{m['mode']:10s} {m['model']:16s} {m['spec']:40s} {m['batch']:5d} {'-':>9s} {'-':>9s} "
+                         f"{'-':>9s}  {m['error'][:60]}")
+        else:
+            note = "" if _accurate(m) else "  (not eligible: answers differ from fp32)"
+            if m.get("max_abs_diff") is not None:
+                note = f"  diff {m['max_abs_diff']:.1e} argmax {m['argmax_agreement']:.2f}" + note
+            lines.append(f"{m['mode']:10s} {m['model']:16s} {m['spec']:40s} {m['batch']:5d} "
+                         f"{m['latency_ms_p50']:9.2f} {m['latency_ms_p95']:9.2f} {m['throughput_img_s']:9.1f}{note}")
+    for mode, entry in profile.get("choice", {}).items():
+        lines.append(f"choice {mode}: {entry['reason']}")
+    for name, modes in profile.get("per_model", {}).items():
+        for mode, entry in modes.items():
+            lines.append(f"  {name} {mode}: {entry['spec']['key']} batch {entry['batch']}")
+    return "\n".join(lines)
+
+
+def parse_models(text: str | None, models_dir=None) -> list[str]:
+    """``"document,side"`` -> names; None -> every model with metadata and weights in models_dir."""
+    if text:
+        names = [n.strip() for n in text.split(",") if n.strip()]
+        if not names:
+            raise ConfigError("no model names given")
+        return names
+    d = Path(models_dir) if models_dir else Settings.load().models_dir
+    return sorted(p.stem for p in d.glob("*.keras") if p.with_suffix(".json").is_file())

@@ -1,0 +1,168 @@
+"""The tuner and the deployment profile: write, load, fingerprint match and mismatch, start-up tune."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from docauth.config import Settings
+from docauth.runtime import backends, load_model, tuning
+from docauth.runtime.engines.base import BackendSpec
+from docauth.runtime.export import export_onnx
+from docauth.runtime.probe import cached_probe
+from docauth.runtime.standin import build_standin_model
+
+SPECS = {"realtime": [BackendSpec("onnxruntime", threads=1), BackendSpec("openvino")],
+         "throughput": [BackendSpec("onnxruntime"), BackendSpec("openvino")]}
+
+
+@pytest.fixture(scope="module")
+def standin(tmp_path_factory):
+    models_dir = tmp_path_factory.mktemp("models")
+    for name, labels in (("first", ("a", "b")), ("second", ("x", "y", "z"))):
+        build_standin_model(models_dir, name, height=32, width=32, labels=labels)
+        export_onnx(name, models_dir)
+    return models_dir
+
+
+@pytest.fixture(scope="module")
+def profile(standin):
+    return tuning.tune(["first", "second"], models_dir=standin, specs=SPECS, batch_sizes=(4, 8),
+                       seconds_per_case=0.05)
+
+
+def test_tune_measures_every_case_and_chooses_per_mode(profile):
+    cases = {(m["model"], m["spec"], m["mode"], m["batch"]) for m in profile["measurements"] if not m["error"]}
+    # realtime: each model alone, 2 specs at batch 1; throughput: both models together, 2 specs x 2 sizes
+    assert {c for c in cases if c[2] == "realtime"} == {(n, s.key, "realtime", 1) for n in ("first", "second")
+                                                        for s in SPECS["realtime"]}
+    assert {c for c in cases if c[2] == "throughput"} == {("first+second", s.key, "throughput", b)
+                                                          for s in SPECS["throughput"] for b in (4, 8)}
+    for mode in ("realtime", "throughput"):
+        entry = profile["choice"][mode]
+        assert entry["spec"]["key"] in {s.key for s in SPECS[mode]}
+        assert entry["reason"]
+    rt = [m for m in profile["measurements"] if m["mode"] == "realtime"]
+    combined = {}
+    for m in rt:
+        combined[m["spec"]] = combined.get(m["spec"], 0) + m["latency_ms_p50"]
+    assert profile["choice"]["realtime"]["spec"]["key"] == min(combined, key=combined.get)
+    assert profile["fingerprint"] == cached_probe().fingerprint()
+    assert set(profile["per_model"]) == {"first", "second"}
+    tp = [m for m in profile["measurements"] if m["mode"] == "throughput"]
+    assert profile["choice"]["throughput"]["throughput_img_s"] == max(m["throughput_img_s"] for m in tp)
+    assert profile["per_model"]["first"]["throughput"]["spec"] == profile["choice"]["throughput"]["spec"]
+    json.dumps(profile)
+
+
+def test_profile_round_trip_and_use(profile, standin, tmp_path):
+    settings = Settings.load(data_dir=tmp_path, autotune=False)
+    path = tuning.write_profile(profile, tuning.profile_path(settings))
+    assert path == tmp_path / "runtime-profile.json"
+    assert tuning.load_profile(path) == json.loads(json.dumps(profile))
+    choice = tuning.auto_choice("first", models_dir=standin, mode="realtime", settings=settings)
+    assert choice.source == "profile"
+    assert choice.specs[0].key == profile["per_model"]["first"]["realtime"]["spec"]["key"]
+    model = backends.load("first", models_dir=standin, backend="auto", mode="throughput", settings=settings)
+    try:
+        assert model.spec == profile["per_model"]["first"]["throughput"]["spec"]["key"]
+        assert model.batcher.config.max_batch_size == profile["per_model"]["first"]["throughput"]["batch"]
+        assert "profile" in model.reason
+    finally:
+        model.close()
+
+
+def test_fingerprint_mismatch_is_ignored(profile, standin, tmp_path):
+    settings = Settings.load(data_dir=tmp_path, autotune=False)
+    other = dict(profile, fingerprint="another-machine")
+    tuning.write_profile(other, tuning.profile_path(settings))
+    choice = tuning.auto_choice("first", models_dir=standin, mode="realtime", settings=settings)
+    assert choice.source == "heuristic"
+    assert any("another-machine" in note for note in choice.notes)
+
+
+def test_retrained_model_invalidates_its_entry(profile, standin, tmp_path):
+    settings = Settings.load(data_dir=tmp_path, autotune=False)
+    changed = json.loads(json.dumps(profile))
+    changed["per_model"]["first"]["realtime"]["model_sha256"] = "0" * 64
+    tuning.write_profile(changed, tuning.profile_path(settings))
+    stale = tuning.auto_choice("first", models_dir=standin, mode="realtime", settings=settings)
+    assert stale.source == "profile" and "not measured" in stale.reason  # the machine-wide choice
+    assert stale.specs[0].key == profile["choice"]["realtime"]["spec"]["key"]
+    fresh = tuning.auto_choice("second", models_dir=standin, mode="realtime", settings=settings)
+    assert fresh.source == "profile" and "this model)" in fresh.reason
+    assert fresh.specs[0].key == profile["per_model"]["second"]["realtime"]["spec"]["key"]
+
+
+@pytest.mark.parametrize("content", ["{not json", json.dumps({"version": 999, "fingerprint": "x"}), "[]"])
+def test_unreadable_profile_is_ignored(tmp_path, content):
+    path = tmp_path / "runtime-profile.json"
+    path.write_text(content)
+    assert tuning.load_profile(path) is None
+
+
+def test_short_startup_tune_is_bounded_and_recorded(standin, tmp_path, monkeypatch):
+    monkeypatch.setenv("DOCAUTH_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("DOCAUTH_AUTOTUNE_SECONDS", "2")
+    monkeypatch.delenv("DOCAUTH_AUTOTUNE", raising=False)
+    import time
+
+    t0 = time.perf_counter()
+    model = load_model("second", models_dir=standin, backend="auto", mode="realtime")
+    elapsed = time.perf_counter() - t0
+    model.close()
+    assert "quick start-up tune" in model.reason
+    assert elapsed < 15  # budget 2 s for measuring; loading the candidates comes on top
+    written = tuning.load_profile(tmp_path / "runtime-profile.json")
+    assert written["quick"] and written["per_model"]["second"]["realtime"]["spec"]["key"] == model.spec
+    # the next start-up reuses it instead of measuring again
+    again = load_model("second", models_dir=standin, backend="auto", mode="realtime")
+    again.close()
+    assert "profile" in again.reason and again.spec == model.spec
+
+
+def test_autotune_off_uses_default_ranking(standin, tmp_path, monkeypatch):
+    monkeypatch.setenv("DOCAUTH_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("DOCAUTH_AUTOTUNE", "0")
+    model = load_model("first", models_dir=standin)
+    model.close()
+    assert "not measured" in model.reason
+    assert not (tmp_path / "runtime-profile.json").exists()
+
+
+def test_measurements_carry_accuracy_and_inaccurate_configurations_are_not_chosen(profile):
+    for m in profile["measurements"]:
+        if not m["error"]:
+            assert m["max_abs_diff"] is not None and m["max_abs_diff"] <= 1e-4  # fp32 engines agree
+            assert m["argmax_agreement"] == 1.0
+    fast_but_wrong = {"spec": "openvino:precision=bf16", "batch": 1, "latency_ms_p50": 0.01,
+                      "latency_ms_p95": 0.02, "throughput_img_s": 1e5, "max_abs_diff": 0.3, "argmax_agreement": 0.7}
+    slow_but_right = {"spec": "onnxruntime", "batch": 1, "latency_ms_p50": 1.0, "latency_ms_p95": 2.0,
+                      "throughput_img_s": 1e3, "max_abs_diff": 1e-7, "argmax_agreement": 1.0}
+    for mode in ("realtime", "throughput"):
+        best, _ = tuning._pick([fast_but_wrong, slow_but_right], mode)
+        assert best["spec"] == "onnxruntime"
+
+
+def test_unmeasured_model_gets_machine_choice_in_fp32(profile, standin, tmp_path):
+    settings = Settings.load(data_dir=tmp_path, autotune=False)
+    bf16 = json.loads(json.dumps(profile))
+    bf16["per_model"] = {}
+    bf16["choice"]["realtime"]["spec"] = BackendSpec("openvino", precision="bf16").export()
+    tuning.write_profile(bf16, tuning.profile_path(settings))
+    choice = tuning.auto_choice("first", models_dir=standin, mode="realtime", settings=settings)
+    assert choice.source == "profile"
+    assert choice.specs[0] == BackendSpec("openvino")
+    assert "accuracy not measured" in choice.reason
+
+
+def test_full_tune_keeps_entries_of_models_it_did_not_measure(profile):
+    other = {"spec": BackendSpec("openvino").export(), "batch": 1, "reason": "measured earlier", "quick": True}
+    old = dict(profile, per_model={"mrz": {"realtime": other}},
+               measurements=[{"model": "mrz", "spec": "openvino", "mode": "realtime", "batch": 1, "error": None}])
+    merged = tuning.merge_profile(old, profile)
+    assert merged["per_model"]["mrz"]["realtime"] == other
+    assert merged["per_model"]["first"] == profile["per_model"]["first"]
+    assert merged["choice"] == profile["choice"]
+    assert tuning.merge_profile(dict(old, fingerprint="elsewhere"), profile) is profile
