@@ -1,0 +1,208 @@
+"""``docauth classify``, ``docauth train classifiers``, ``docauth eval classifiers``."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from docauth.errors import DocauthError, InputError
+
+
+def _echo_err(message: str) -> None:
+    click.echo(message, err=True)
+
+
+@click.command("classify")
+@click.argument("images", nargs=-1, required=True, type=click.Path(dir_okay=True, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per image (JSON lines) on stdout.")
+@click.option("--models-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Directory with document/side .keras and .json (default: models/).")
+@click.option("--backend", default="auto", show_default=True, help="Inference backend (see docauth doctor).")
+def classify(images: tuple[Path, ...], as_json: bool, models_dir: Path | None, backend: str) -> None:
+    """Document / not, and which side (front, back, open), for each IMAGE.
+
+    A file that is not a readable image gets a per-file error; the others are
+    still classified and the exit status is 1 at the end.
+    """
+    from docauth.config import Settings
+    from docauth.imageio import load_image
+
+    settings = Settings.load()
+    failures = 0
+    clf = None
+    group = max(1, settings.max_batch_size)
+    for start in range(0, len(images), group):
+        batch_paths, batch_pixels = [], []
+        for path in images[start:start + group]:
+            try:
+                batch_pixels.append(load_image(path, max_pixels=settings.max_image_pixels))
+                batch_paths.append(path)
+            except InputError as exc:
+                failures += 1
+                _report_error(path, exc, as_json)
+        if not batch_pixels:
+            continue
+        if clf is None:
+            clf = _load_classifier(models_dir, backend)
+        for path, result in zip(batch_paths, clf(batch_pixels)):
+            body = {"path": str(path), **result.export()}
+            if as_json:
+                click.echo(json.dumps(body))
+            else:
+                click.echo(_human(body))
+    if failures:
+        if not as_json:
+            _echo_err(f"{failures} of {len(images)} file(s) could not be classified")
+        sys.exit(1)
+
+
+def _report_error(path: Path, exc: DocauthError, as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps({"path": str(path), **exc.export()}))
+    else:
+        _echo_err(f"{path}: error: {exc.message} ({exc.code})")
+
+
+def _load_classifier(models_dir, backend):
+    from docauth.classifiers.stage import DocumentClassifier
+
+    try:
+        return DocumentClassifier.load(models_dir=models_dir, backend=backend)
+    except DocauthError as exc:
+        _echo_err(f"error: cannot load the classifiers: {exc.message}")
+        sys.exit(2)
+
+
+def _human(body: dict) -> str:
+    if not body["is_document"]:
+        return f"{body['path']}: not a document (document score {body['document_score']:.3f})"
+    scores = ", ".join(f"{k} {v:.3f}" for k, v in body["side_scores"].items())
+    return f"{body['path']}: document (score {body['document_score']:.3f}), side {body['side']} ({scores})"
+
+
+@click.command("classifiers")
+@click.option("--train-count", type=click.IntRange(min=10), default=16000, show_default=True,
+              help="Synthetic training samples (documents and not; the side model uses the documents).")
+@click.option("--val-count", type=click.IntRange(min=0), default=1500, show_default=True)
+@click.option("--epochs", type=click.IntRange(min=1), default=12, show_default=True)
+@click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True)
+@click.option("--learning-rate", "--lr", type=float, default=2e-3, show_default=True, help="Peak learning rate.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output directory for <task>.keras/.json (default: models/).")
+@click.option("--task", "tasks", type=click.Choice(["document", "side"]), multiple=True,
+              help="Train only this model (repeatable; default both).")
+@click.option("--train-seed", type=int, default=None, help="Generator seed for training (default TRAIN range).")
+@click.option("--val-seed", type=int, default=None, help="Generator seed for validation (default VALIDATION range).")
+@click.option("--seed", "random_seed", type=int, default=1, show_default=True, help="Weight-init / shuffle seed.")
+@click.option("--documents-count", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Extra documents-only samples (same seed), mostly for the side model.")
+@click.option("--both-count", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Extra front+back-of-a-card samples (generator category td1_both; document model only).")
+@click.option("--extra-count", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Supplementary samples from docauth.classifiers.extra (photographs, stacked card scans).")
+@click.option("--flat-count", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Supplementary flat, tightly cropped documents from docauth.classifiers.flat.")
+@click.option("--extra-train", multiple=True, metavar="VERSION:SEED:COUNT[:SUBSET]",
+              help="Also train on samples cached from an earlier generator version (repeatable).")
+@click.option("--init-from", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+              help="Continue training from <dir>/<task>.keras instead of random weights (fine-tuning).")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes generating samples (the cores are shared: keep this low).")
+@click.option("--test-count", type=click.IntRange(min=0), default=2000, show_default=True,
+              help="Evaluate on this many fresh TEST-seed samples afterwards and record the metrics (0: skip).")
+@click.option("--no-real", is_flag=True, help="Skip the evaluation on ../shared/data.")
+def train_classifiers(train_count, val_count, epochs, batch_size, learning_rate, out_dir, tasks, train_seed,
+                      val_seed, random_seed, documents_count, both_count, extra_count, flat_count, extra_train,
+                      init_from,
+                      workers, test_count, no_real):
+    """Train the document and side classifiers from scratch on synthetic data (tf.data pipeline)."""
+    from docauth.classifiers.recipe import DataSpec, train_both
+    from docauth.classifiers.train import TrainConfig
+    from docauth.config import default_models_dir
+    from docauth.synth import seeds
+
+    out_dir = out_dir or default_models_dir()
+    spec = DataSpec(train_seed=seeds.TRAIN.default if train_seed is None else train_seed, train_count=train_count,
+                    val_seed=seeds.VALIDATION.default if val_seed is None else val_seed, val_count=val_count,
+                    documents_count=documents_count, both_count=both_count, extra_count=extra_count,
+                    flat_count=flat_count,
+                    extra_train=tuple(_parse_extra(e) for e in extra_train))
+    config = TrainConfig(epochs=epochs, batch_size=batch_size, learning_rate=learning_rate, seed=random_seed)
+    command = "docauth train classifiers " + " ".join(sys.argv[3:]) if len(sys.argv) > 3 else \
+        "docauth train classifiers"
+    train_both(spec, config, out_dir, tasks=tuple(tasks) or ("document", "side"), workers=workers,
+               command=command, init_from=init_from, log=click.echo)
+    both_present = all((Path(out_dir) / f"{t}.keras").is_file() for t in ("document", "side"))
+    if both_present and (test_count or not no_real):
+        from docauth.classifiers.evaluate import format_report
+        from docauth.classifiers.recipe import record_evaluation
+
+        report = _evaluate(out_dir, "keras", seeds.TEST.default, test_count, workers, real=not no_real)
+        record_evaluation(out_dir, report)
+        click.echo(format_report(report))
+
+
+def _parse_extra(text: str) -> tuple[str, int, int, str]:
+    from docauth.classifiers.data import SUBSETS
+
+    parts = text.split(":")
+    try:
+        version, seed, count = parts[0], int(parts[1]), int(parts[2])
+        subset = parts[3] if len(parts) > 3 else "mix"
+    except (IndexError, ValueError):
+        raise click.BadParameter(f"{text!r}: expected VERSION:SEED:COUNT[:SUBSET]", param_hint="--extra-train") \
+            from None
+    if subset not in SUBSETS:
+        raise click.BadParameter(f"{text!r}: subset must be one of {', '.join(SUBSETS)}", param_hint="--extra-train")
+    return version, seed, count, subset
+
+
+def _evaluate(models_dir, backend, seed, count, workers, *, real: bool) -> dict:
+    from docauth.classifiers.data import generator_version
+    from docauth.classifiers.evaluate import evaluate_real, evaluate_synthetic
+    from docauth.config import shared_data_dir
+
+    clf = _load_classifier(models_dir, backend)
+    report: dict = {"evaluated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
+    if count:
+        report["synthetic"] = evaluate_synthetic(clf, seed=seed, count=count, workers=workers,
+                                                 progress=lambda m: _echo_err(m))
+        report["synthetic"]["generator_version"] = generator_version()
+    shared = shared_data_dir() if real else None
+    report["real"] = evaluate_real(clf, shared) if shared else None
+    return report
+
+
+@click.command("classifiers")
+@click.option("--count", type=click.IntRange(min=0), default=2000, show_default=True,
+              help="Fresh synthetic test images (0: real data only).")
+@click.option("--seed", type=int, default=None, help="Generator seed (default: the TEST range).")
+@click.option("--models-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--backend", default="auto", show_default=True)
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--no-real", is_flag=True, help="Skip ../shared/data even when present.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable report on stdout.")
+@click.option("--record", is_flag=True, help="Also write the numbers into the models' metadata JSON.")
+def eval_classifiers(count, seed, models_dir, backend, workers, no_real, as_json, record):
+    """Accuracy, per-class precision/recall and confusion matrices, synthetic and real."""
+    from docauth.classifiers.evaluate import format_report
+    from docauth.config import default_models_dir
+    from docauth.synth import seeds
+
+    seed = seeds.TEST.default if seed is None else seed
+    if seed in seeds.TRAIN or seed in seeds.VALIDATION:
+        raise click.BadParameter(f"seed {seed} is a training/validation seed; evaluate on unseen data",
+                                 param_hint="--seed")
+    report = _evaluate(models_dir, backend, seed, count, workers, real=not no_real)
+    if record:
+        from docauth.classifiers.recipe import record_evaluation
+
+        record_evaluation(models_dir or default_models_dir(), report)
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+    else:
+        click.echo(format_report(report))

@@ -1,0 +1,115 @@
+"""Pipeline stages 1 and 2: is it a document, and which side.
+
+    clf = DocumentClassifier.load()              # both models, via docauth.runtime
+    results = clf([rgb_image, ...])              # list[Classification]
+    results[0].export()
+    {'is_document': True, 'document_score': 0.998, 'side': 'front', 'side_scores': {...}}
+
+Images go through the models in batches of at most ``max_batch_size``. The side
+model runs only on the images the document model accepted (its answer on a
+non-document means nothing, and skipping it saves time).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from docauth.classifiers import preprocess
+from docauth.errors import ModelError
+
+DOCUMENT_MODEL = "document"
+SIDE_MODEL = "side"
+
+
+@dataclass
+class Classification:
+    is_document: bool
+    document_score: float  # probability of "document"
+    side: str | None  # None when not a document
+    side_scores: dict[str, float] = field(default_factory=dict)  # empty when not a document
+
+    def export(self) -> dict:
+        return {
+            "is_document": bool(self.is_document),
+            "document_score": round(float(self.document_score), 6),
+            "side": self.side,
+            "side_scores": {k: round(float(v), 6) for k, v in self.side_scores.items()},
+        }
+
+
+class DocumentClassifier:
+    """Document/not and side classification on top of two :class:`docauth.runtime.InferenceModel`."""
+
+    def __init__(self, document_model, side_model, *, threshold: float = 0.5, max_batch_size: int = 32):
+        self.document_model = document_model
+        self.side_model = side_model
+        self.threshold = float(threshold)
+        self.max_batch_size = int(max_batch_size)
+        self._check(document_model, ["not_document", "document"])
+        self._check(side_model, None)
+        if document_model.input_shape != side_model.input_shape:
+            raise ModelError("document and side models expect different input shapes; preprocessing is shared")
+        self.input_shape = document_model.input_shape
+
+    @staticmethod
+    def _check(model, expected_labels):
+        if expected_labels is not None and model.labels != expected_labels:
+            raise ModelError(f"{model.name}: labels {model.labels}, expected {expected_labels}")
+
+    @classmethod
+    def load(cls, models_dir: str | Path | None = None, backend: str = "auto", mode: str = "realtime",
+             threshold: float | None = None, max_batch_size: int | None = None) -> "DocumentClassifier":
+        from docauth.config import Settings
+        from docauth.runtime import load_model
+
+        settings = Settings.load()
+        doc = load_model(DOCUMENT_MODEL, models_dir=models_dir, backend=backend, mode=mode)
+        side = load_model(SIDE_MODEL, models_dir=models_dir, backend=backend, mode=mode)
+        return cls(doc, side,
+                   threshold=settings.document_threshold if threshold is None else threshold,
+                   max_batch_size=settings.max_batch_size if max_batch_size is None else max_batch_size)
+
+    @property
+    def side_labels(self) -> list[str]:
+        return self.side_model.labels
+
+    # --- stage protocol -------------------------------------------------------
+    def preprocess(self, images: Sequence[np.ndarray]) -> np.ndarray:
+        """RGB ``uint8`` images of any size -> (N, H, W, 3) float32, exactly as in training."""
+        h, w, _ = self.input_shape
+        return preprocess.preprocess_batch(images, h, w)
+
+    def predict(self, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Preprocessed batch -> (document probabilities (N, 2), side probabilities (N, 3), NaN for non-documents)."""
+        n = len(batch)
+        doc_probs = self._run(self.document_model, batch)
+        side_probs = np.full((n, len(self.side_labels)), np.nan, np.float32)
+        accepted = np.flatnonzero(doc_probs[:, 1] >= self.threshold)
+        if accepted.size:
+            side_probs[accepted] = self._run(self.side_model, batch[accepted])
+        return doc_probs, side_probs
+
+    def postprocess(self, doc_probs: np.ndarray, side_probs: np.ndarray) -> list[Classification]:
+        out = []
+        for p_doc, p_side in zip(doc_probs, side_probs):
+            score = float(p_doc[1])
+            if score >= self.threshold and not np.isnan(p_side).any():
+                scores = {label: float(v) for label, v in zip(self.side_labels, p_side)}
+                out.append(Classification(True, score, self.side_labels[int(np.argmax(p_side))], scores))
+            else:
+                out.append(Classification(False, score, None, {}))
+        return out
+
+    def __call__(self, images: Sequence[np.ndarray]) -> list[Classification]:
+        images = list(images)
+        if not images:
+            return []
+        return self.postprocess(*self.predict(self.preprocess(images)))
+
+    def _run(self, model, batch: np.ndarray) -> np.ndarray:
+        outs = [model.predict(batch[i:i + self.max_batch_size]) for i in range(0, len(batch), self.max_batch_size)]
+        return np.concatenate(outs)
