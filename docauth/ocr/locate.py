@@ -1,0 +1,229 @@
+"""Find the document in a photo or scan and warp it to an upright, flat view.
+
+The quadrilateral comes from the strongest closed outline that is large,
+convex and plausibly shaped: Canny edges and a colour/brightness
+segmentation both propose contours; each is reduced to four corners
+(``approxPolyDP``, or the minimum-area rectangle of its hull when rounded card
+corners defeat the polygon fit). With nothing convincing the whole image is
+used (``found=False``).
+
+Corners are reported in the input image, in the document's own order
+(top-left, top-right, bottom-right, bottom-left of the *upright* document),
+and ``rotation`` is the counter-clockwise quarter-turn the document had in the
+image (the ``np.rot90`` convention: ``np.rot90(upright, rotation // 90)``
+looks like the input).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+TD1_ASPECT = 85.6 / 54.0
+TD3_ASPECT = 125.0 / 88.0
+WORK_SIDE = 640  # quad search resolution
+
+
+@dataclass
+class Located:
+    corners: np.ndarray  # (4, 2) float, input image coordinates, image order TL, TR, BR, BL
+    found: bool
+    score: float = 0.0
+    info: dict = field(default_factory=dict)
+
+
+def _order(pts: np.ndarray) -> np.ndarray:
+    """TL, TR, BR, BL in image coordinates."""
+    pts = np.asarray(pts, np.float64).reshape(4, 2)
+    c = pts.mean(0)
+    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
+    pts = pts[np.argsort(ang)]  # clockwise on screen starting near -pi (left)
+    # Start at the corner with the smallest x + y (top-left).
+    k = int(np.argmin(pts.sum(1)))
+    return np.roll(pts, -k, axis=0)
+
+
+def _quad_from_contour(cnt, cv2) -> np.ndarray | None:
+    hull = cv2.convexHull(cnt)
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.015, 0.025, 0.04):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            return approx.reshape(4, 2).astype(np.float64)
+    rect = cv2.minAreaRect(hull)
+    box = cv2.boxPoints(rect)
+    if cv2.contourArea(hull) >= 0.88 * rect[1][0] * rect[1][1]:
+        return box.astype(np.float64)
+    return None
+
+
+def _fit_sides(q: np.ndarray, pts: np.ndarray, cv2) -> np.ndarray:
+    """Refit each side to the contour points along its middle; corners = intersections.
+
+    Rounded card corners and a bump of glare pull polygon vertices off; the
+    straight middle parts of the sides do not lie.
+    """
+    lines = []
+    for k in range(4):
+        a, b = q[k], q[(k + 1) % 4]
+        d = b - a
+        length = float(np.hypot(*d))
+        if length < 10:
+            return q
+        u = d / length
+        rel = pts - a
+        t = rel @ u
+        dist = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
+        sel = pts[(t > 0.15 * length) & (t < 0.85 * length) & (dist < max(3.0, 0.03 * length))]
+        if len(sel) < 8:
+            return q
+        vx, vy, x0, y0 = cv2.fitLine(sel.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    out = []
+    for k in range(4):
+        (p1, d1), (p2, d2) = lines[(k - 1) % 4], lines[k]
+        m = np.array([d1, -d2]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return q
+        s_, _t = np.linalg.solve(m, p2 - p1)
+        out.append(p1 + s_ * d1)
+    out = np.array(out)
+    if np.max(np.abs(out - q)) > 0.15 * np.ptp(q, axis=0).max():
+        return q  # the fit ran away: keep the polygon
+    return out
+
+
+def _score_quad(q: np.ndarray, area_img: float, cv2) -> float:
+    q = _order(q)
+    area = cv2.contourArea(q.astype(np.float32))
+    frac = area / area_img
+    if frac < 0.04 or frac > 0.97:
+        return 0.0  # too small to read, or the image frame itself
+    if not cv2.isContourConvex(q.astype(np.float32).reshape(-1, 1, 2)):
+        return 0.0
+    sides = np.linalg.norm(q - np.roll(q, -1, 0), axis=1)
+    w, h = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    aspect = max(w, h) / max(1e-6, min(w, h))
+    if aspect > 3.2:
+        return 0.0
+    # A photographed rectangle keeps its corners near right angles.
+    for k in range(4):
+        a, b = q[k - 1] - q[k], q[(k + 1) % 4] - q[k]
+        cos = float(np.dot(a, b) / max(1e-6, np.linalg.norm(a) * np.linalg.norm(b)))
+        if abs(cos) > 0.55:  # outside ~57-123 degrees
+            return 0.0
+    # Opposite sides of a photographed rectangle are roughly equal.
+    para = min(sides[0], sides[2]) / max(sides[0], sides[2]) * min(sides[1], sides[3]) / max(sides[1], sides[3])
+    if para < 0.6:
+        return 0.0
+    return frac * para
+
+
+def locate_document(rgb: np.ndarray) -> Located:
+    import cv2
+
+    H, W = rgb.shape[:2]
+    s = min(1.0, WORK_SIDE / max(H, W))
+    small = cv2.resize(rgb, (max(1, round(W * s)), max(1, round(H * s))), interpolation=cv2.INTER_AREA) if s < 1 else rgb
+    h, w = small.shape[:2]
+    area_img = float(h * w)
+    gray = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY)
+    blur = cv2.GaussianBlur(gray, (5, 5), 0)
+    masks = []
+    med = float(np.median(blur))
+    edges = cv2.Canny(blur, max(10, 0.5 * med), min(255, 1.2 * med + 30))
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8), iterations=2)
+    masks.append(("canny", edges))
+    # Colour distance from the border (background) colour: documents differ from the surface they lie on.
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (7, 7), 0), cv2.COLOR_RGB2LAB).astype(np.float32)
+    border = np.concatenate([lab[:4].reshape(-1, 3), lab[-4:].reshape(-1, 3), lab[:, :4].reshape(-1, 3),
+                             lab[:, -4:].reshape(-1, 3)])
+    bg = np.median(border, 0)
+    dist = np.linalg.norm(lab - bg, axis=2)
+    dist8 = np.clip(dist * 2, 0, 255).astype(np.uint8)
+    _t, seg = cv2.threshold(dist8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    seg = cv2.morphologyEx(seg, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+    seg = cv2.morphologyEx(seg, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    masks.append(("segment", seg))
+    # Pale documents on pale scanner lids: a low fixed colour distance separates them where Otsu does not.
+    low = ((dist > 10) * 255).astype(np.uint8)
+    low = cv2.morphologyEx(low, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    low = cv2.morphologyEx(low, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+    masks.append(("segment_low", low))
+    best = (0.0, None, "")
+    for name, m in masks:
+        if name == "segment_low" and best[1] is not None:
+            continue  # last resort only: it also takes shadows
+        contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL if name.startswith("segment") else cv2.RETR_LIST,
+                                       cv2.CHAIN_APPROX_NONE)
+        for cnt in contours:
+            if cv2.contourArea(cnt) < 0.03 * area_img and cv2.arcLength(cnt, True) < 0.4 * (h + w):
+                continue
+            q = _quad_from_contour(cnt, cv2)
+            if q is None:
+                continue
+            q = _fit_sides(_order(q), cnt.reshape(-1, 2).astype(np.float64), cv2)
+            frame = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float64)
+            if np.abs(_order(q) - frame).max() < 0.03 * max(h, w):
+                continue  # the image frame itself, not a document in it
+            sc = _score_quad(q, area_img, cv2)
+            if sc > best[0]:
+                best = (sc, q, name)
+    if best[1] is None:
+        corners = np.array([[0, 0], [W - 1, 0], [W - 1, H - 1], [0, H - 1]], np.float64)
+        return Located(corners, False, 0.0, {"method": "whole_image"})
+    q = _order(best[1]) / s
+    q = _refine_corners(q, rgb, cv2)
+    return Located(q, True, float(best[0]), {"method": best[2]})
+
+
+def _refine_corners(q: np.ndarray, rgb: np.ndarray, cv2) -> np.ndarray:
+    # Half-resolution quads are off by a pixel or two; that is fine for reading.
+    H, W = rgb.shape[:2]
+    q[:, 0] = np.clip(q[:, 0], 0, W - 1)
+    q[:, 1] = np.clip(q[:, 1], 0, H - 1)
+    return q
+
+
+def warp(rgb: np.ndarray, corners: np.ndarray, max_long_side: int = 1100,
+         min_long_side: int = 1000) -> tuple[np.ndarray, np.ndarray]:
+    """Perspective-warp the quad (image order TL, TR, BR, BL) to a rectangle; returns (image, homography)."""
+    import cv2
+
+    q = np.asarray(corners, np.float64)
+    sides = np.linalg.norm(q - np.roll(q, -1, 0), axis=1)
+    w, h = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    aspect = w / max(h, 1e-6)
+    # Snap to the ICAO sizes when the measured aspect is close (perspective shortens one side).
+    for target in (TD1_ASPECT, TD3_ASPECT):
+        for a in (target, 1 / target):
+            if abs(aspect / a - 1) < 0.07:
+                aspect = a
+    # Small documents (a booklet far from the phone) are upsampled: the MRZ glyphs then come
+    # apart under thresholding and the glyph cells are cut from a smooth (cubic) image.
+    long_side = min(max_long_side, max(min_long_side, max(w, h)))
+    if aspect >= 1:
+        out_w, out_h = long_side, long_side / aspect
+    else:
+        out_h, out_w = long_side, long_side * aspect
+    out_w, out_h = int(round(out_w)), int(round(out_h))
+    dst = np.float32([[0, 0], [out_w - 1, 0], [out_w - 1, out_h - 1], [0, out_h - 1]])
+    m = cv2.getPerspectiveTransform(q.astype(np.float32), dst)
+    img = cv2.warpPerspective(rgb, m, (out_w, out_h), flags=cv2.INTER_AREA if long_side < max(w, h) else cv2.INTER_CUBIC,
+                              borderMode=cv2.BORDER_REPLICATE)
+    return img, m
+
+
+def rotate_quarter(img: np.ndarray, rotation: int) -> np.ndarray:
+    """Undo a CCW ``rotation`` (0/90/180/270) so the document is upright."""
+    k = (rotation // 90) % 4
+    return np.ascontiguousarray(np.rot90(img, -k)) if k else img
+
+
+def document_corners(image_order: np.ndarray, rotation: int) -> list[list[float]]:
+    """Image-order corners -> the upright document's TL, TR, BR, BL (still in input coordinates)."""
+    k = (rotation // 90) % 4
+    # The upright TL sits k positions clockwise-behind... a CCW turn moves TL to the image's BL (k=1).
+    q = np.roll(np.asarray(image_order, np.float64), -((4 - k) % 4), axis=0)
+    return [[round(float(x), 1), round(float(y), 1)] for x, y in q]

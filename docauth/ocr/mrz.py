@@ -1,0 +1,718 @@
+"""ICAO 9303 machine-readable zone: parse, check, correct. Never raises.
+
+``parse_mrz`` accepts a string (lines separated by newlines or ``|``) or a list
+of lines, guesses the format from the line count and lengths, fixes what the
+check digits and the character class of each position justify, and scores the
+result instead of failing (PassportEye style).
+
+TD3 passport (ICAO 9303 part 4 specimen):
+
+>>> r = parse_mrz("P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<|"
+...               "L898902C36UTO7408122F1204159ZE184226B<<<<<10", today=date(2026, 1, 1))
+>>> r.type, r.valid, r.score
+('TD3', True, 100)
+>>> r.fields["surname"], r.fields["given_names"], r.fields["document_number"]
+('ERIKSSON', 'ANNA MARIA', 'L898902C3')
+>>> r.fields["date_of_birth"], r.fields["expiry_date"], r.fields["personal_number"]
+('1974-08-12', '2012-04-15', 'ZE184226B')
+>>> sorted(r.checks)
+['composite', 'date_of_birth', 'document_number', 'expiry_date', 'personal_number']
+
+TD2 (ICAO specimen) and TD1 (ICAO-style specimen with a long document number):
+
+>>> r = parse_mrz(["I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<",
+...                "D231458907UTO7408122F1204159<<<<<<<6"])
+>>> r.type, r.valid, r.fields["document_number"], r.fields["nationality"]
+('TD2', True, 'D23145890', 'UTO')
+>>> r = parse_mrz("I<UTOD231458907<<<<<<<<<<<<<<<\\n7408122F1204159UTO<<<<<<<<<<<6\\nERIKSSON<<ANNA<MARIA<<<<<<<<<<")
+>>> r.type, r.valid, r.fields["document_number"], r.fields["sex"]
+('TD1', True, 'D23145890', 'F')
+>>> r = parse_mrz(["I<UTOD23145890<7349<<<<<<<<<<<", "3407127M9507122UTO<<<<<<<<<<<2",
+...                "STEVENSON<<PETER<JOHN<<<<<<<<<"], today=date(2026, 1, 1))
+>>> r.type, r.valid, r.fields["document_number"], r.checks["document_number"]["read"], r.fields["expiry_date"]
+('TD1', True, 'D23145890734', '9', '1995-07-12')
+
+MRV-A and MRV-B visas (ICAO specimens; no composite check):
+
+>>> r = parse_mrz("V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<|L8988901C4XXX4009078F96121096ZE184226B<<<<<<")
+>>> r.type, r.valid, r.fields["nationality"], r.fields["optional_data"], sorted(r.checks)
+('MRVA', True, 'XXX', '6ZE184226B', ['date_of_birth', 'document_number', 'expiry_date'])
+>>> r = parse_mrz("V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<|L8988901C4XXX4009078F9612109<<<<<<<<")
+>>> r.type, r.valid, r.fields["date_of_birth"], r.fields["expiry_date"]
+('MRVB', True, '1940-09-07', '1996-12-10')
+
+A deliberately wrong check digit is reported, not "fixed" (digits have no
+look-alike to swap in without recogniser evidence):
+
+>>> r = parse_mrz("P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<|L898902C36UTO7408121F1204159ZE184226B<<<<<10")
+>>> r.valid, r.checks["date_of_birth"]["ok"], r.checks["composite"]["ok"], r.corrections
+(False, False, False, [])
+
+OCR confusions are corrected where the position's class or a check digit
+justifies it, and every correction is reported:
+
+>>> r = parse_mrz("P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<|L898902C36UT07408I22F12O4159ZE184226B<<<<<1O")
+>>> r.valid, r.lines[1]
+(True, 'L898902C36UTO7408122F1204159ZE184226B<<<<<10')
+>>> [(c["line"], c["pos"], c["from"], c["to"]) for c in r.corrections]
+[(1, 12, '0', 'O'), (1, 17, 'I', '1'), (1, 23, 'O', '0'), (1, 43, 'O', '0')]
+
+In a field that may hold letters and digits only the check digit can decide;
+the filler read as ``K`` after a name is put back:
+
+>>> r = parse_mrz(["P<UTOERIKSSON<<ANNA<MARIA<<<<K<<<<<<<<<<<<<<",
+...                "L8989O2C36UTO7408122F1204159ZE184226B<<<<<10"])
+>>> r.valid, [(c["pos"], c["from"], c["to"], c["reason"]) for c in r.corrections]
+(True, [(29, 'K', '<', 'name filler'), (5, 'O', '0', 'document_number check digit')])
+
+Garbage never raises; it scores 0:
+
+>>> r = parse_mrz("not an MRZ at all ☃")
+>>> r.type, r.valid, r.score
+(None, False, 0)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Iterable, Sequence
+
+from docauth.ocr.checkdigit import check_digit
+
+MRZ_CHARS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ<"
+FORMATS = {  # type -> (lines, line length)
+    "TD1": (3, 30),
+    "TD2": (2, 36),
+    "TD3": (2, 44),
+    "MRVA": (2, 44),
+    "MRVB": (2, 36),
+}
+
+# Look-alikes an OCR engine swaps. Digit <-> letter pairs are applied by
+# position class; the filler '<' is misread as one of these letters.
+LETTER_TO_DIGIT = {"O": "0", "Q": "0", "D": "0", "U": "0", "I": "1", "L": "1", "T": "1", "Z": "2",
+                   "S": "5", "G": "6", "B": "8", "A": "4", "E": "3"}
+DIGIT_TO_LETTER = {"0": "O", "1": "I", "2": "Z", "4": "A", "5": "S", "6": "G", "8": "B", "7": "T"}
+FILLER_LOOKALIKES = set("KXCLE")
+# Cost (negative log probability) given to a table look-alike when the
+# recogniser gave no probabilities for it.
+TABLE_COST = 3.0
+MAX_SUBSTITUTION_COST = 4.6  # ~ p >= 0.01: weaker evidence never flips a character
+
+# Position classes: 'A' letters/<, 'N' digits/<, 'X' any, 'S' sex, 'C' check digit.
+# Check groups: name -> (list of (line, start, stop) field slices, (line, pos) check digit).
+_LAYOUTS: dict[str, dict] = {}
+
+
+def _layout(type_, classes: list[str], checks: dict):
+    _LAYOUTS[type_] = {"classes": classes, "checks": checks}
+
+
+_TD1_L1 = "AX" + "AAA" + "X" * 9 + "C" + "X" * 15
+_TD1_L2 = "NNNNNN" + "C" + "S" + "NNNNNN" + "C" + "AAA" + "X" * 11 + "C"
+_layout("TD1", [_TD1_L1, _TD1_L2, "A" * 30], {
+    "document_number": ([(0, 5, 14)], (0, 14)),
+    "date_of_birth": ([(1, 0, 6)], (1, 6)),
+    "expiry_date": ([(1, 8, 14)], (1, 14)),
+    "composite": ([(0, 5, 30), (1, 0, 7), (1, 8, 15), (1, 18, 29)], (1, 29)),
+})
+_L2_COMMON = "X" * 9 + "C" + "AAA" + "NNNNNN" + "C" + "S" + "NNNNNN" + "C"
+_layout("TD2", ["AX" + "AAA" + "A" * 31, _L2_COMMON + "X" * 7 + "C"], {
+    "document_number": ([(1, 0, 9)], (1, 9)),
+    "date_of_birth": ([(1, 13, 19)], (1, 19)),
+    "expiry_date": ([(1, 21, 27)], (1, 27)),
+    "composite": ([(1, 0, 10), (1, 13, 20), (1, 21, 35)], (1, 35)),
+})
+_layout("TD3", ["AX" + "AAA" + "A" * 39, _L2_COMMON + "X" * 14 + "C" + "C"], {
+    "document_number": ([(1, 0, 9)], (1, 9)),
+    "date_of_birth": ([(1, 13, 19)], (1, 19)),
+    "expiry_date": ([(1, 21, 27)], (1, 27)),
+    "personal_number": ([(1, 28, 42)], (1, 42)),
+    "composite": ([(1, 0, 10), (1, 13, 20), (1, 21, 43)], (1, 43)),
+})
+_layout("MRVA", ["AX" + "AAA" + "A" * 39, _L2_COMMON + "X" * 16], {
+    "document_number": ([(1, 0, 9)], (1, 9)),
+    "date_of_birth": ([(1, 13, 19)], (1, 19)),
+    "expiry_date": ([(1, 21, 27)], (1, 27)),
+})
+_layout("MRVB", ["AX" + "AAA" + "A" * 31, _L2_COMMON + "X" * 8], {
+    "document_number": ([(1, 0, 9)], (1, 9)),
+    "date_of_birth": ([(1, 13, 19)], (1, 19)),
+    "expiry_date": ([(1, 21, 27)], (1, 27)),
+})
+
+
+@dataclass
+class MRZResult:
+    """What was read, what was checked, what was corrected."""
+
+    type: str | None = None
+    lines: list[str] = field(default_factory=list)
+    raw_lines: list[str] = field(default_factory=list)
+    valid: bool = False
+    score: int = 0
+    structure_ok: bool = False
+    checks: dict = field(default_factory=dict)
+    fields: dict = field(default_factory=dict)
+    corrections: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+    zone_top: float | None = None  # where the reader found the zone (fraction of the page height); not exported
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    def export(self) -> dict:
+        return {
+            "type": self.type,
+            "lines": list(self.lines),
+            "valid": bool(self.valid),
+            "score": int(self.score),
+            "checks": {k: dict(v) for k, v in self.checks.items()},
+            "fields": dict(self.fields),
+            "corrections": [dict(c) for c in self.corrections],
+            "warnings": list(self.warnings),
+        }
+
+
+# ---------------------------------------------------------------------------
+def parse_mrz(
+    text_or_lines: str | Sequence[str] | None,
+    *,
+    alternatives: Sequence[Sequence[Sequence[tuple[str, float]]]] | None = None,
+    today: date | None = None,
+    correct: bool = True,
+) -> MRZResult:
+    """Parse an MRZ read by any OCR; never raises.
+
+    ``alternatives`` optionally gives, per line and position, the recogniser's
+    ranked ``(char, probability)`` candidates; check-digit correction then
+    prefers substitutions the recogniser itself found likely.
+    """
+    try:
+        return _parse(text_or_lines, alternatives, today or date.today(), correct)
+    except (ValueError, TypeError, IndexError, KeyError, AttributeError, OverflowError) as exc:
+        # A bug must not turn noisy input into a crash; report it as unreadable.
+        return MRZResult(warnings=[f"unparseable input: {type(exc).__name__}"])
+
+
+def _split_lines(text_or_lines) -> list[str]:
+    if text_or_lines is None:
+        return []
+    if isinstance(text_or_lines, (bytes, bytearray)):
+        text_or_lines = bytes(text_or_lines).decode("latin-1")
+    if isinstance(text_or_lines, str):
+        parts = re.split(r"[\r\n|]+", text_or_lines)
+    else:
+        parts = []
+        for item in text_or_lines:
+            parts.extend(re.split(r"[\r\n|]+", str(item)))
+    lines = []
+    for p in parts:
+        p = re.sub(r"\s+", "", p).upper()
+        if p:
+            lines.append(p)
+    return lines
+
+
+def _detect_format(lines: list[str]) -> tuple[str | None, list[int]]:
+    """Best format and which input lines hold it (consecutive block)."""
+    best: tuple[float, str | None, list[int]] = (math.inf, None, [])
+    for type_, (count, length) in FORMATS.items():
+        for start in range(0, max(0, len(lines) - count) + 1):
+            idx = list(range(start, start + count))
+            if len(idx) != count or idx[-1] >= len(lines):
+                continue
+            cost = sum(abs(len(lines[i]) - length) for i in idx)
+            first = lines[idx[0]]
+            if type_.startswith("MRV") and not first.startswith("V"):
+                cost += 3
+            if type_ in ("TD2", "TD3") and first.startswith("V"):
+                cost += 3
+            cost += 0.01 * start  # prefer earlier on ties
+            if cost < best[0]:
+                best = (cost, type_, idx)
+    cost, type_, idx = best
+    if type_ is None:
+        return None, []
+    count, length = FORMATS[type_]
+    if cost > 0.35 * count * length:
+        return None, []
+    return type_, idx
+
+
+def _parse(text_or_lines, alternatives, today: date, correct: bool, min_unchecked_p: float = 0.6) -> MRZResult:
+    raw = _split_lines(text_or_lines)
+    result = MRZResult(raw_lines=list(raw))
+    type_, idx = _detect_format(raw)
+    if type_ is None:
+        result.lines = raw
+        result.warnings.append("no MRZ format matches the line count and lengths")
+        return result
+    count, length = FORMATS[type_]
+    lines = [raw[i] for i in idx]
+    alts = None
+    if alternatives is not None:
+        try:
+            alts = [list(alternatives[i]) for i in idx]
+        except (IndexError, TypeError):
+            alts = None
+    result.type = type_
+    structure_ok = True
+    fixed = []
+    for n, line in enumerate(lines):
+        if len(line) != length:
+            structure_ok = False
+            result.warnings.append(f"line {n} has {len(line)} characters, {type_} needs {length}")
+            line = (line + "<" * length)[:length]
+            if alts is not None:
+                alts[n] = (list(alts[n]) + [[("<", 1.0)]] * length)[:length]
+        fixed.append(line)
+    grid = [list(line) for line in fixed]
+    layout = _LAYOUTS[type_]
+    corrections: list[dict] = []
+
+    # 1. characters outside the MRZ set
+    for n, row in enumerate(grid):
+        for i, ch in enumerate(row):
+            if ch not in MRZ_CHARS:
+                to = _best_alt(alts, n, i, allowed=_allowed(layout["classes"][n][i])) or "<"
+                corrections.append(_corr(n, i, ch, to, "not an MRZ character"))
+                row[i] = to
+    # 2. position classes (digits where digits must be, letters in names/codes)
+    if correct:
+        _apply_classes(grid, layout, alts, corrections)
+        _fix_name_filler(grid, type_, corrections)
+        # 3. check-digit guided substitutions
+        _check_digit_search(grid, type_, layout, alts, corrections)
+
+    grid_before_checks = grid
+    result.lines = ["".join(r) for r in grid]
+    result.corrections = corrections
+    result.checks = _run_checks(result.lines, type_, layout)
+    result.fields = _extract_fields(result.lines, type_, today, result.warnings)
+    classes_ok = _classes_hold(result.lines, layout)
+    essentials = _essentials_present(result.fields, result.warnings)
+    result.structure_ok = structure_ok and classes_ok and essentials
+    result.valid = result.structure_ok and all(c["ok"] for c in result.checks.values())
+    if result.valid and alts is not None:
+        # Check digits cover numbers and dates only; names, codes and optional data are
+        # trusted only when the recogniser itself was sure of every character.
+        doubtful = _doubtful_unchecked(grid_before_checks, alts, layout, min_p=min_unchecked_p)
+        if doubtful:
+            result.valid = False
+            result.warnings.append("uncertain characters outside the check-digit fields at "
+                                   + ", ".join(f"line {n} pos {i}" for n, i in doubtful[:6]))
+    result.score = _score(result, structure_ok, classes_ok)
+    return result
+
+
+def _corr(line, pos, frm, to, reason) -> dict:
+    return {"line": line, "pos": pos, "from": frm, "to": to, "reason": reason}
+
+
+def _allowed(cls: str) -> str:
+    if cls == "A":
+        return "ABCDEFGHIJKLMNOPQRSTUVWXYZ<"
+    if cls in ("N",):
+        return "0123456789<"
+    if cls == "C":
+        return "0123456789<"
+    if cls == "S":
+        return "MFX<"
+    return MRZ_CHARS
+
+
+def _best_alt(alts, n, i, allowed: str) -> str | None:
+    if alts is None:
+        return None
+    for ch, _p in alts[n][i]:
+        if ch in allowed:
+            return ch
+    return None
+
+
+def _apply_classes(grid, layout, alts, corrections):
+    for n, row in enumerate(grid):
+        classes = layout["classes"][n]
+        for i, ch in enumerate(row):
+            cls = classes[i]
+            allowed = _allowed(cls)
+            if ch in allowed:
+                continue
+            to = _best_alt(alts, n, i, allowed)
+            if to is None:
+                if cls in ("N", "C"):
+                    to = LETTER_TO_DIGIT.get(ch)
+                elif cls == "A":
+                    to = DIGIT_TO_LETTER.get(ch)
+                elif cls == "S":
+                    to = {"H": "M", "N": "M", "P": "F", "E": "F", "K": "X"}.get(ch)
+            if to is None:
+                continue  # leave it; the structure check reports it
+            reason = {"N": "digit position", "C": "check digit position", "A": "letter position",
+                      "S": "sex position"}[cls]
+            corrections.append(_corr(n, i, ch, to, reason))
+            row[i] = to
+
+
+def _name_slices(type_) -> list[tuple[int, int, int]]:
+    if type_ == "TD1":
+        return [(2, 0, 30)]
+    return [(0, 5, FORMATS[type_][1])]
+
+
+def _fix_name_filler(grid, type_, corrections):
+    """After a run of three '<' a name holds only filler: ICAO names never contain '<<<'."""
+    for n, start, stop in _name_slices(type_):
+        text = "".join(grid[n][start:stop])
+        k = text.find("<<<")
+        if k < 0:
+            continue
+        tail = text[k:]
+        letters = [j for j, ch in enumerate(tail) if ch != "<"]
+        if not letters or len(letters) > 0.3 * len(tail):
+            continue  # a real name continues (or the read is garbage): leave it
+        for j in letters:
+            pos = start + k + j
+            ch = grid[n][pos]
+            corrections.append(_corr(n, pos, ch, "<", "name filler"))
+            grid[n][pos] = "<"
+
+
+def _group_text(grid, slices) -> str:
+    return "".join("".join(grid[n][a:b]) for n, a, b in slices)
+
+
+def _check_ok(value: str, digit: str) -> bool:
+    expected = check_digit(value)
+    if expected is None:
+        return False
+    if digit == expected:
+        return True
+    # An empty optional field may carry '<' instead of 0 as its check digit.
+    return digit == "<" and set(value) <= {"<"}
+
+
+def _candidates(grid, alts, n, i, allowed: str) -> list[tuple[str, float]]:
+    """Alternative characters for one position with their costs (-log p)."""
+    ch = grid[n][i]
+    out: dict[str, float] = {}
+    if alts is not None and i < len(alts[n]):
+        probs = dict(alts[n][i])
+        p_read = max(probs.get(ch, 0.0), 1e-6)
+        for c, p in alts[n][i]:
+            if c != ch and c in allowed and p > 0:
+                out[c] = max(0.0, math.log(p_read) - math.log(p))
+    for c in (LETTER_TO_DIGIT.get(ch), DIGIT_TO_LETTER.get(ch)):
+        if c and c in allowed and c not in out:
+            out[c] = TABLE_COST
+    row = grid[n]
+    beside_filler = (i > 0 and row[i - 1] == "<") or (i + 1 < len(row) and row[i + 1] == "<")
+    if ch in FILLER_LOOKALIKES and "<" in allowed and "<" not in out and beside_filler:
+        out["<"] = TABLE_COST
+    return [(c, cost) for c, cost in out.items() if cost <= MAX_SUBSTITUTION_COST]
+
+
+def _positions(slices) -> list[tuple[int, int]]:
+    return [(n, i) for n, a, b in slices for i in range(a, b)]
+
+
+def _check_digit_search(grid, type_, layout, alts, corrections):
+    """Single substitutions (two for a failing composite) that make failing checks pass.
+
+    A substitution is taken only when it is the unique cheapest way to satisfy
+    the check, with a clear margin; afterwards the composite must hold too,
+    or every substitution made here is undone (reported invalid instead).
+    """
+    checks = layout["checks"]
+    classes = layout["classes"]
+    made: list[tuple[int, int, str]] = []  # (line, pos, previous char)
+    new_corr: list[dict] = []
+    for name, (slices, (cn, ci)) in checks.items():
+        if name == "composite":
+            continue
+        if _check_ok(_group_text(grid, slices), grid[cn][ci]):
+            continue
+        if type_ == "TD1" and name == "document_number" and grid[0][14] == "<":
+            continue  # long document number: its check digit sits in the optional data
+        positions = _positions(slices) + [(cn, ci)]
+        options = []
+        for n, i in positions:
+            for c, cost in _candidates(grid, alts, n, i, _allowed(classes[n][i])):
+                old = grid[n][i]
+                grid[n][i] = c
+                if _check_ok(_group_text(grid, slices), grid[cn][ci]):
+                    options.append((cost, n, i, old, c))
+                grid[n][i] = old
+        # Without a composite to confirm it, a fix must be the only look-alike that works.
+        choice = _unique_best(options) if "composite" in checks or len(options) == 1 else None
+        if choice is None and len(options) > 1 and "composite" in checks:
+            # Several look-alikes satisfy the field: the composite may single one out.
+            confirmed = [o for o in options if _composite_ok_with(grid, checks["composite"], o)]
+            choice = confirmed[0] if len(confirmed) == 1 else None
+        if choice is None:
+            continue
+        _cost, n, i, old, c = choice
+        grid[n][i] = c
+        made.append((n, i, old))
+        new_corr.append(_corr(n, i, old, c, f"{name} check digit"))
+
+    if "composite" in checks:
+        slices, (cn, ci) = checks["composite"]
+        if not _check_ok(_group_text(grid, slices), grid[cn][ci]):
+            # Only positions outside the individually-checked fields may change now
+            # (a checked field that passes is trusted).
+            covered = set()
+            for name, (s, (dn, di)) in checks.items():
+                if name != "composite" and _check_ok(_group_text(grid, s), grid[dn][di]):
+                    covered.update(_positions(s))
+                    covered.add((dn, di))
+            free = [p for p in _positions(slices) + [(cn, ci)] if p not in covered]
+            options = []
+            for n, i in free:
+                if alts is None:
+                    break  # nothing confirms a composite-only fix but the recogniser's own doubt
+                for c, cost in _candidates(grid, alts, n, i, _allowed(classes[n][i])):
+                    if cost >= TABLE_COST:
+                        continue
+                    old = grid[n][i]
+                    grid[n][i] = c
+                    if _check_ok(_group_text(grid, slices), grid[cn][ci]):
+                        options.append((cost, n, i, old, c))
+                    grid[n][i] = old
+            choice = _unique_best(options)
+            if choice is not None:
+                _cost, n, i, old, c = choice
+                grid[n][i] = c
+                new_corr.append(_corr(n, i, old, c, "composite check digit"))
+            elif made:
+                # The field corrections did not convince the composite: undo them.
+                for n, i, old in made:
+                    grid[n][i] = old
+                new_corr = []
+    corrections.extend(new_corr)
+
+
+def _composite_ok_with(grid, composite, option) -> bool:
+    slices, (cn, ci) = composite
+    _cost, n, i, _old, c = option
+    old = grid[n][i]
+    grid[n][i] = c
+    ok = _check_ok(_group_text(grid, slices), grid[cn][ci])
+    grid[n][i] = old
+    return ok
+
+
+def _unique_best(options):
+    if not options:
+        return None
+    options.sort(key=lambda o: o[0])
+    if len(options) == 1:
+        return options[0]
+    if options[1][0] - options[0][0] >= 1.0:
+        return options[0]
+    return None  # ambiguous: several look-alikes satisfy the check
+
+
+def _run_checks(lines, type_, layout) -> dict:
+    grid = [list(line) for line in lines]
+    out = {}
+    for name, (slices, (cn, ci)) in layout["checks"].items():
+        value = _group_text(grid, slices)
+        digit = grid[cn][ci]
+        if type_ == "TD1" and name == "document_number" and digit == "<":
+            value, digit = _td1_long_number(lines)
+            name_value = value
+        else:
+            name_value = value
+        if type_ == "TD3" and name == "personal_number" and digit == "<" and set(value) <= {"<"}:
+            out[name] = {"ok": True, "read": digit, "expected": "<"}
+            continue
+        expected = check_digit(name_value)
+        out[name] = {"ok": _check_ok(name_value, digit), "read": digit, "expected": expected}
+    return out
+
+
+def _td1_long_number(lines) -> tuple[str, str]:
+    """TD1 document numbers over 9 characters continue in the optional data; its last char is the check."""
+    head = lines[0][5:14]
+    rest = lines[0][15:30].split("<", 1)[0]
+    if not rest:
+        return head, "<"
+    return head + rest[:-1], rest[-1]
+
+
+# ---------------------------------------------------------------------------
+def mrz_date(yymmdd: str, *, kind: str, today: date | None = None) -> str | None:
+    """ISO date of a YYMMDD MRZ date, or None if it is not a calendar date.
+
+    Century rule: a birth date is the latest century that does not put it in
+    the future; an expiry date is the latest century that puts it no more
+    than 20 years after today (documents are valid at most ~10-15 years).
+
+    >>> mrz_date("740812", kind="birth", today=date(2026, 1, 1))
+    '1974-08-12'
+    >>> mrz_date("251231", kind="birth", today=date(2026, 1, 1)), mrz_date("260102", kind="birth", today=date(2026, 1, 1))
+    ('2025-12-31', '1926-01-02')
+    >>> mrz_date("460101", kind="expiry", today=date(2026, 1, 1)), mrz_date("470101", kind="expiry", today=date(2026, 1, 1))
+    ('2046-01-01', '1947-01-01')
+    >>> mrz_date("741312", kind="birth") is None, mrz_date("74<<<<", kind="birth") is None
+    (True, True)
+    """
+    today = today or date.today()
+    if not re.fullmatch(r"\d{6}", yymmdd or ""):
+        return None
+    yy, mm, dd = int(yymmdd[:2]), int(yymmdd[2:4]), int(yymmdd[4:])
+    limit = today if kind == "birth" else date(min(today.year + 20, 9999), today.month, min(today.day, 28))
+    century = (limit.year // 100) * 100
+    for base in (century, century - 100):
+        try:
+            d = date(base + yy, mm, dd)
+        except ValueError:
+            return None
+        if d <= limit:
+            return d.isoformat()
+    return None
+
+
+def _clean(s: str) -> str:
+    return re.sub(r" +", " ", s.replace("<", " ")).strip()
+
+
+def split_name(field_text: str) -> tuple[str, str]:
+    """Surname and given names of an MRZ name field.
+
+    >>> split_name("ERIKSSON<<ANNA<MARIA<<<<<")
+    ('ERIKSSON', 'ANNA MARIA')
+    >>> split_name("ESPANOLA<ESPANOLA<<CARMEN<<<")
+    ('ESPANOLA ESPANOLA', 'CARMEN')
+    >>> split_name("SPITERI<MANDY<<<<")
+    ('SPITERI MANDY', '')
+    """
+    text = field_text.rstrip("<")
+    if "<<" in text:
+        surname, given = text.split("<<", 1)
+    else:
+        surname, given = text, ""
+    return _clean(surname), _clean(given)
+
+
+def _extract_fields(lines, type_, today, warnings) -> dict:
+    f: dict = {}
+    l1 = lines[0]
+    f["document_code"] = l1[0:2].replace("<", "")
+    f["issuing_state"] = l1[2:5].replace("<", "")
+    if type_ == "TD1":
+        l2, l3 = lines[1], lines[2]
+        if l1[14] == "<" and l1[15:30].strip("<"):
+            number, _ = _td1_long_number(lines)
+            f["document_number"] = number.replace("<", "")
+            f["optional_data"] = _clean(l1[15:30][len(l1[15:30].split("<", 1)[0]):])
+        else:
+            f["document_number"] = l1[5:14].replace("<", "")
+            f["optional_data"] = _clean(l1[15:30])
+        dob, sex, exp, nat = l2[0:6], l2[7], l2[8:14], l2[15:18]
+        f["optional_data_2"] = _clean(l2[18:29])
+        name = l3
+    else:
+        l2 = lines[1]
+        name = l1[5:]
+        f["document_number"] = l2[0:9].replace("<", "")
+        nat, dob, sex, exp = l2[10:13], l2[13:19], l2[20], l2[21:27]
+        if type_ == "TD3":
+            f["personal_number"] = _clean(l2[28:42])
+        elif type_ == "TD2":
+            f["optional_data"] = _clean(l2[28:35])
+        else:
+            f["optional_data"] = _clean(l2[28:])
+    f["surname"], f["given_names"] = split_name(name)
+    f["nationality"] = nat.replace("<", "")
+    f["sex"] = sex if sex in ("M", "F") else ("X" if sex in ("X", "<") else None)
+    f["date_of_birth"] = mrz_date(dob, kind="birth", today=today)
+    f["expiry_date"] = mrz_date(exp, kind="expiry", today=today)
+    f["date_of_birth_raw"], f["expiry_date_raw"] = dob, exp
+    if f["date_of_birth"] is None:
+        warnings.append(f"date of birth {dob!r} is not a calendar date")
+    if f["expiry_date"] is None:
+        warnings.append(f"expiry date {exp!r} is not a calendar date")
+    return f
+
+
+def _essentials_present(fields: dict, warnings: list) -> bool:
+    """A document number, a name and two calendar dates: an MRZ of fillers checks to zero but says nothing."""
+    missing = [k for k in ("document_number", "surname", "date_of_birth", "expiry_date") if not fields.get(k)]
+    if missing:
+        warnings.append("missing " + ", ".join(missing))
+    return not missing
+
+
+def _checked_positions(layout) -> set:
+    out = set()
+    for slices, (cn, ci) in layout["checks"].values():
+        out.update(_positions(slices))
+        out.add((cn, ci))
+    return out
+
+
+def _doubtful_unchecked(grid, alts, layout, min_p: float) -> list[tuple[int, int]]:
+    """Positions outside every check-digit field whose final character the recogniser gave < min_p."""
+    checked = _checked_positions(layout)
+    out = []
+    for n, row in enumerate(grid):
+        for i, ch in enumerate(row):
+            if (n, i) in checked or i >= len(alts[n]):
+                continue
+            p = dict(alts[n][i]).get(ch, 0.0)
+            if p < min_p:
+                out.append((n, i))
+    return out
+
+
+def _classes_hold(lines, layout) -> bool:
+    for n, line in enumerate(lines):
+        for i, ch in enumerate(line):
+            if ch not in _allowed(layout["classes"][n][i]):
+                return False
+    return True
+
+
+def _score(result: MRZResult, lengths_ok: bool, classes_ok: bool) -> int:
+    """0-100: 100 only for a structurally sound MRZ whose every check passes, read as is."""
+    if result.type is None:
+        return 0
+    score = 100.0
+    for name, check in result.checks.items():
+        if not check["ok"]:
+            score -= 25 if name == "composite" else 20
+    if not lengths_ok:
+        score -= 20
+    if not classes_ok:
+        score -= 15
+    if result.fields.get("date_of_birth") is None:
+        score -= 5
+    if result.fields.get("expiry_date") is None:
+        score -= 5
+    score -= 1 * len(result.corrections)
+    if result.lines and result.type and result.lines[0][0] not in "ACIPV":
+        score -= 5
+    return int(max(0, min(100, round(score))))
+
+
+def mrz_char_error_count(a: Iterable[str], b: Iterable[str]) -> int:
+    """Characters that differ between two MRZ line lists (length differences count in full).
+
+    >>> mrz_char_error_count(["AB<", "12"], ["AB<", "13"])
+    1
+    """
+    a, b = list(a), list(b)
+    n = abs(len(a) - len(b)) * 44
+    for x, y in zip(a, b):
+        n += sum(1 for p, q in zip(x, y) if p != q) + abs(len(x) - len(y))
+    return n
+
+
+__all__ = ["MRZResult", "parse_mrz", "mrz_date", "split_name", "FORMATS", "MRZ_CHARS"]

@@ -1,0 +1,451 @@
+"""Printed fields (visual inspection zone) with Tesseract, and their comparison with the MRZ.
+
+Documents print a small label ("Surname", "Date of birth", often "Nom / Surname")
+and the value under it. One Tesseract pass (``image_to_data``, sparse text)
+over the downscaled upright document gives words with boxes; words are
+grouped into phrases, labels are recognised by keyword, and the value is the
+phrase just below a label, left-aligned with it.
+
+>>> normalise_date("12 AUG 1974"), normalise_date("12.08.1974"), normalise_date("12 08 1974")
+('1974-08-12', '1974-08-12', '1974-08-12')
+>>> normalise_date("14 JUL/JUIL 76", kind="birth", today=date(2026, 1, 1)), normalise_date("1974-08-12")
+('1976-07-14', '1974-08-12')
+>>> normalise_date("09 OCT/OCT 26", kind="expiry", today=date(2026, 1, 1)), normalise_date("no date") is None
+('2026-10-09', True)
+>>> compare_field("surname", "MÜLLER", "MUELLER"), compare_field("date_of_birth", "1974-08-12", "1974-08-12")
+(True, True)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import date
+
+import numpy as np
+
+from docauth.ocr.mrz import mrz_date
+
+MONTHS = {
+    "JAN": 1, "FEB": 2, "FEV": 2, "FÉV": 2, "MAR": 3, "MARS": 3, "APR": 4, "AVR": 4, "MAY": 5, "MAI": 5,
+    "JUN": 6, "JUIN": 6, "JUL": 7, "JUIL": 7, "AUG": 8, "AOU": 8, "AOÛT": 8, "AOUT": 8, "SEP": 9, "SEPT": 9,
+    "OCT": 10, "NOV": 11, "DEC": 12, "DÉC": 12,
+}
+
+# Label keywords (lower case, accents stripped) -> field. English plus the second languages seen on documents.
+LABEL_KEYWORDS = [
+    ("given names", "given_names"), ("given name", "given_names"), ("prenoms", "given_names"),
+    ("vornamen", "given_names"), ("voornamen", "given_names"),
+    ("surname", "surname"),
+    ("date of birth", "date_of_birth"), ("birth", "date_of_birth"), ("naissance", "date_of_birth"),
+    ("geburtsdatum", "date_of_birth"),
+    ("date of expiry", "expiry_date"), ("expiry", "expiry_date"), ("expiration", "expiry_date"),
+    ("valid until", "expiry_date"), ("gultig bis", "expiry_date"),
+    ("document no", "document_number"), ("passport no", "document_number"), ("document number", "document_number"),
+    ("nationality", "nationality"), ("nationalite", "nationality"), ("staatsangehorigkeit", "nationality"),
+    ("sex", "sex"), ("sexe", "sex"), ("geschlecht", "sex"),
+]
+NON_FIELD_LABELS = ("place of birth", "date of issue", "lieu de naissance", "personal no", "issue")
+
+
+@dataclass
+class Phrase:
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    conf: float
+
+    @property
+    def h(self) -> float:
+        return self.y1 - self.y0
+
+
+def _strip_accents(s: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.combining(c))
+
+
+def normalise_date(text: str | None, *, kind: str = "birth", today: date | None = None) -> str | None:
+    """ISO 8601 from the printed formats (``12 AUG 1974``, ``12.08.1974``, ``12 08 1974``, ``12/08/1974``,
+    ``1974-08-12``, ``14 JUL/JUIL 76``); two-digit years use the MRZ century rule."""
+    if not text:
+        return None
+    t = _strip_accents(text.upper())
+    t = t.replace("O", "0") if re.fullmatch(r"[\dO .,/\-]+", t) else t
+    m = re.search(r"(\d{4})[-./ ](\d{1,2})[-./ ](\d{1,2})", t)
+    if m:
+        return _iso(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    m = re.search(r"(\d{1,2})\s*[./ \-]\s*(\d{1,2})\s*[./ \-]\s*(\d{4}|\d{2})\b", t)
+    if m:
+        return _iso_yy(m.group(3), int(m.group(2)), int(m.group(1)), kind, today)
+    m = re.search(r"(\d{1,2})\s*([A-Z]{3,5})[.,]?(?:\s*/\s*[A-Z]{3,5}[.,]?)?\s*(\d{4}|\d{2})\b", t)
+    if m:
+        month = MONTHS.get(m.group(2)) or MONTHS.get(m.group(2)[:3])
+        if month:
+            return _iso_yy(m.group(3), month, int(m.group(1)), kind, today)
+    return None
+
+
+def _iso(y: int, m: int, d: int) -> str | None:
+    try:
+        return date(y, m, d).isoformat()
+    except ValueError:
+        return None
+
+
+def _iso_yy(year: str, month: int, day: int, kind: str, today: date | None) -> str | None:
+    if len(year) == 4:
+        return _iso(int(year), month, day)
+    return mrz_date(f"{int(year):02d}{month:02d}{day:02d}", kind="birth" if kind == "birth" else "expiry", today=today)
+
+
+def _norm_name(s: str | None) -> str:
+    from docauth.ocr.mrz import _clean
+
+    if not s:
+        return ""
+    return _clean(_mrz_transliterate(s))
+
+
+def _mrz_transliterate(s: str) -> str:
+    special = {"Ä": "AE", "Æ": "AE", "Å": "AA", "Ö": "OE", "Ø": "OE", "Ü": "UE", "ß": "SS", "ẞ": "SS", "Þ": "TH",
+               "Œ": "OE", "Ð": "D", "Đ": "D", "Ł": "L", "Ħ": "H"}
+    out = []
+    for ch in s.upper():
+        if "A" <= ch <= "Z":
+            out.append(ch)
+        elif ch in special:
+            out.append(special[ch])
+        elif ch in " -,<":
+            out.append("<")
+        else:
+            out.append("".join(c for c in unicodedata.normalize("NFKD", ch) if "A" <= c <= "Z"))
+    return "".join(out)
+
+
+def compare_field(name: str, viz: str | None, mrz: str | None) -> bool | None:
+    """Does the printed value agree with the MRZ one? None when either is missing."""
+    if not viz or not mrz:
+        return None
+    if name in ("surname", "given_names"):
+        v, m = _norm_name(viz), _norm_name(mrz)
+        # The MRZ truncates long names; a printed name that starts with it agrees.
+        return v == m or (len(m) >= 10 and v.startswith(m))
+    if name == "document_number":
+        return re.sub(r"[^A-Z0-9]", "", viz.upper()) == re.sub(r"[^A-Z0-9]", "", mrz.upper())
+    return viz.strip().upper() == mrz.strip().upper()
+
+
+# --- Tesseract -------------------------------------------------------------
+def _tesseract_words(gray: np.ndarray) -> list[Phrase]:
+    import pytesseract
+
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    try:
+        data = pytesseract.image_to_data(gray, config="--psm 11 --oem 1", output_type=pytesseract.Output.DICT)
+    except (pytesseract.TesseractError, OSError, RuntimeError):
+        return []
+    words = []
+    for i, text in enumerate(data["text"]):
+        text = (text or "").strip()
+        conf = float(data["conf"][i])
+        if not text or conf < 0:
+            continue
+        x, y, w, h = data["left"][i], data["top"][i], data["width"][i], data["height"][i]
+        words.append(Phrase(text, x, y, x + w, y + h, conf))
+    return words
+
+
+def _group_phrases(words: list[Phrase]) -> list[Phrase]:
+    words = sorted(words, key=lambda p: (p.y0, p.x0))
+    phrases: list[Phrase] = []
+    for w in sorted(words, key=lambda p: p.x0):
+        for p in phrases:
+            same_row = min(p.y1, w.y1) - max(p.y0, w.y0) > 0.5 * min(p.h, w.h)
+            similar = 0.6 < (w.h / max(p.h, 1)) < 1.6
+            gap = w.x0 - p.x1
+            if same_row and similar and -2 < gap < 1.2 * max(p.h, w.h):
+                p.text += " " + w.text
+                p.x1 = max(p.x1, w.x1)
+                p.y0, p.y1 = min(p.y0, w.y0), max(p.y1, w.y1)
+                p.conf = min(p.conf, w.conf)
+                break
+        else:
+            phrases.append(Phrase(w.text, w.x0, w.y0, w.x1, w.y1, w.conf))
+    return phrases
+
+
+def _label_field(text: str) -> str | None:
+    t = _strip_accents(text.lower())
+    t = re.sub(r"[^a-z /.]", "", t)
+    if any(k in t for k in NON_FIELD_LABELS) and "birth" not in t.replace("place of birth", ""):
+        if "date of birth" not in t:
+            return None
+    for key, name in LABEL_KEYWORDS:
+        if re.search(r"(^|[ /.])" + re.escape(key) + r"($|[ /.])", t):
+            return name
+    return None
+
+
+def read_printed_fields(upright_rgb: np.ndarray, *, mrz_top: float | None = None, width: int = 1000,
+                        today: date | None = None) -> dict:
+    """Field -> normalised printed value (only the fields found).
+
+    Text boxes are found with morphology (cheap), each box is cut from the
+    grayscale document, scaled to a common text height and stacked into one
+    tall "mosaic" that Tesseract reads in a single call (``--psm 6``), so the
+    guilloche background and the photo never reach it. Labels are matched by
+    keyword; fields whose label is illegible (small, blurred print on phone
+    photos) are recovered from their content (dates, document number, sex,
+    nationality, then names in reading order).
+    """
+    import cv2
+
+    h, w = upright_rgb.shape[:2]
+    s = width / w
+    interp = cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC
+    img = cv2.resize(upright_rgb, (int(w * s), int(h * s)), interpolation=interp) if abs(s - 1) > 0.02 else upright_rgb
+    gray = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)
+    if mrz_top is not None:
+        gray = gray[: int(gray.shape[0] * mrz_top)]
+    boxes = text_boxes(gray)
+    phrases = ocr_boxes(gray, boxes)
+    fields = fields_from_phrases(phrases, today=today)
+    fill_from_content(fields, phrases, gray.shape, today=today)
+    return fields
+
+
+def text_boxes(gray: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """Word-group boxes (x0, y0, x1, y1) of printed text: ink closed horizontally, filtered by shape."""
+    import cv2
+
+    h, w = gray.shape
+    ink = cv2.adaptiveThreshold(cv2.GaussianBlur(gray, (3, 3), 0), 255, cv2.ADAPTIVE_THRESH_MEAN_C,
+                                cv2.THRESH_BINARY_INV, 41, 18)
+    n, labels, stats, _c = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    st = stats[1:]
+    cw, ch, area = st[:, 2], st[:, 3], st[:, 4]
+    # glyph-like components only: drops the photo, guilloche strokes and specks before closing
+    glyph = (ch >= 0.012 * h) & (ch <= 0.09 * h) & (cw <= 25 * ch) & (area >= 0.05 * cw * ch)
+    keep = np.zeros(n, np.uint8)
+    keep[1:][glyph] = 255
+    ink = keep[labels]
+    closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (int(0.024 * w) | 1, 1)))
+    n2, _l2, st2, _c2 = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    out = []
+    for x, y, bw, bh, a in st2[1:]:
+        if bh < 0.012 * h or bh > 0.1 * h or bw < 0.6 * bh:
+            continue
+        out.append((int(x), int(y), int(x + bw), int(y + bh)))
+    out.sort(key=lambda b: (b[1], b[0]))
+    return out[:40]
+
+
+def ocr_boxes(gray: np.ndarray, boxes, text_h: int = 24) -> list[Phrase]:
+    """Tesseract over a mosaic of the boxes; one Phrase per box (original coordinates)."""
+    import cv2
+    import pytesseract
+
+    if not boxes:
+        return []
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    H, W = gray.shape
+    strips, spans, y = [], [], 0
+    gap = text_h // 2
+    for x0, y0, x1, y1 in boxes:
+        m = max(2, int(0.2 * (y1 - y0)))
+        crop = gray[max(0, y0 - m): min(H, y1 + m), max(0, x0 - m): min(W, x1 + m)]
+        f = text_h / crop.shape[0]
+        crop = cv2.resize(crop, (max(1, int(crop.shape[1] * f)), text_h),
+                          interpolation=cv2.INTER_CUBIC if f > 1 else cv2.INTER_AREA)
+        # local contrast stretch: faint labels and dark values end up alike
+        lo, hi = np.percentile(crop, 2), np.percentile(crop, 98)
+        crop = np.clip((crop.astype(np.float32) - lo) * 255.0 / max(hi - lo, 20), 0, 255).astype(np.uint8)
+        strips.append(crop)
+        spans.append((y, y + text_h))
+        y += text_h + gap
+    width = max(s.shape[1] for s in strips) + 2 * gap
+    mosaic = np.full((y + gap, width), 255, np.uint8)
+    for crop, (a, b) in zip(strips, spans):
+        mosaic[gap + a: gap + b, gap: gap + crop.shape[1]] = crop
+    try:
+        data = pytesseract.image_to_data(mosaic, config="--psm 6 --oem 1", output_type=pytesseract.Output.DICT)
+    except (pytesseract.TesseractError, OSError, RuntimeError):
+        return []
+    texts: list[list[tuple[int, str]]] = [[] for _ in boxes]
+    confs: list[list[float]] = [[] for _ in boxes]
+    for i, t in enumerate(data["text"]):
+        t = (t or "").strip()
+        if not t or float(data["conf"][i]) < 0:
+            continue
+        cy = data["top"][i] + data["height"][i] / 2 - gap
+        k = int(cy // (text_h + gap))
+        if 0 <= k < len(boxes):
+            texts[k].append((data["left"][i], t))
+            confs[k].append(float(data["conf"][i]))
+    phrases = []
+    for (x0, y0, x1, y1), words, cs in zip(boxes, texts, confs):
+        if words:
+            text = " ".join(t for _x, t in sorted(words))
+            phrases.append(Phrase(text, x0, y0, x1, y1, min(cs)))
+    return phrases
+
+
+_DOCNO = re.compile(r"^(?=.*\d)[A-Z0-9]{6,10}$")
+_HEADER_WORDS = {"IDENTITY", "CARD", "PASSPORT", "REPUBLIC", "KINGDOM", "REPUBLIQUE", "PASSEPORT", "CARTE",
+                 "SPECIMEN", "SAMPLE", "MUSTER", "OF", "THE", "FEDERAL", "STATE", "PERSONALAUSWEIS", "REISEPASS"}
+
+
+def fill_from_content(fields: dict, phrases: list[Phrase], shape, today: date | None = None) -> None:
+    """Fields whose label was not read, recognised by what they look like (in place)."""
+    today = today or date.today()
+    H, W = shape[:2]
+    dates = []
+    for p in phrases:
+        d = normalise_date(p.text, kind="birth", today=today)
+        d_exp = normalise_date(p.text, kind="expiry", today=today)
+        if d or d_exp:
+            dates.append((p, d, d_exp))
+    if "date_of_birth" not in fields:
+        births = [d for _p, d, _e in dates if d and d <= today.isoformat()]
+        if births:
+            fields["date_of_birth"] = min(births)
+    if "expiry_date" not in fields:
+        exps = [e for _p, _d, e in dates if e and e != fields.get("date_of_birth")]
+        if len(exps) >= 1 and (len(dates) >= 2 or "date_of_birth" in fields):
+            fields["expiry_date"] = max(exps)
+    used = {p.text for p, _d, _e in dates}
+    if "document_number" not in fields:
+        cands = [re.sub(r"[^A-Z0-9]", "", p.text.upper()) for p in phrases
+                 if _DOCNO.match(re.sub(r"[^A-Z0-9]", "", p.text.upper()) or "-") and p.text not in used
+                 and len(p.text.split()) == 1]
+        if cands:
+            # printed twice on many cards (field and corner): prefer the repeated one
+            best = max(cands, key=lambda c: (cands.count(c), len(c)))
+            fields["document_number"] = best
+    if "sex" not in fields:
+        for p in phrases:
+            if p.text.strip().upper() in ("M", "F", "X"):
+                fields["sex"] = p.text.strip().upper()
+                break
+    if "nationality" not in fields:
+        for p in phrases:
+            code = nationality_code(p.text, strict=True) if len(p.text.split()) <= 2 else None
+            if code and p.y0 > 0.15 * H:
+                fields["nationality"] = code
+                break
+    if "surname" in fields and "given_names" in fields:
+        return
+    # Names: value-sized alphabetic phrases below the header, in reading order.
+    heights = sorted(p.h for p in phrases if len(p.text.strip()) >= 2)
+    big = heights[int(len(heights) * 0.7)] if heights else 0
+    names = []
+    for p in sorted(phrases, key=lambda q: (q.y0, q.x0)):
+        t = p.text.strip()
+        letters = re.sub(r"[^A-ZÀ-ÞẞŠŽČĆĐŁŃŚŹŻĘĄ' \-]", "", t.upper())
+        if p.y0 < 0.14 * H or p.h < 0.8 * big or len(letters) < 2 or len(letters) < 0.8 * len(t.replace(" ", "")):
+            continue
+        words = set(_strip_accents(letters).split())
+        if words & _HEADER_WORDS or nationality_code(letters, strict=True) or _label_field(t):
+            continue
+        if letters.strip() in ("M", "F", "X", "P"):
+            continue
+        names.append(re.sub(r"\s+", " ", letters).strip())
+    taken = {fields.get("surname"), fields.get("given_names")}
+    names = [n for n in names if n not in taken]
+    if "surname" not in fields and names:
+        fields["surname"] = names.pop(0)
+    if "given_names" not in fields and names:
+        fields["given_names"] = names.pop(0)
+
+
+def fields_from_phrases(phrases: list[Phrase], today: date | None = None) -> dict:
+    labels = []
+    for p in phrases:
+        name = _label_field(p.text)
+        if name:
+            labels.append((name, p))
+    out: dict = {}
+    used = set()
+    for name, lab in sorted(labels, key=lambda t: t[1].y0):
+        if name in out:
+            continue
+        best = None
+        for i, p in enumerate(phrases):
+            if p is lab or i in used or _label_field(p.text):
+                continue
+            dy = p.y0 - lab.y1
+            if not (-0.3 * lab.h <= dy <= 2.2 * max(lab.h, 8)):
+                continue
+            dx = abs(p.x0 - lab.x0)
+            if dx > max(2.5 * lab.h, 25):
+                continue
+            if p.h < 0.8 * lab.h:
+                continue  # another small label, not a value
+            score = dy + dx
+            if best is None or score < best[0]:
+                best = (score, i, p)
+        if best is None:
+            continue
+        used.add(best[1])
+        value = _clean_value(name, best[2].text, today)
+        if value:
+            out[name] = value
+    return out
+
+
+def _clean_value(name: str, text: str, today: date | None) -> str | None:
+    text = text.strip()
+    if name in ("date_of_birth", "expiry_date"):
+        return normalise_date(text, kind="birth" if name == "date_of_birth" else "expiry", today=today)
+    if name == "sex":
+        m = re.search(r"\b([MFX])\b", text.upper())
+        return m.group(1) if m else None
+    if name == "document_number":
+        token = max(text.split(), key=len)
+        return re.sub(r"[^A-Z0-9]", "", token.upper()) or None
+    if name == "nationality":
+        return nationality_code(text)
+    if name in ("surname", "given_names"):
+        value = re.sub(r"[^A-ZÀ-ÖØ-ÞẞŠŽČĆĐŁŃŚŹŻĘĄŅĶĻĢĪĀŪĒŌŐŰŘĚŮŤĎŇĹĽŔŞŢĞİ' \-]", "", text.upper())
+        return re.sub(r"\s+", " ", value).strip() or None
+    return text
+
+
+_NATIONALITY: dict | None = None
+
+
+def _nationality_lexicon() -> dict:
+    """Printed nationality words -> ICAO code, from the country table the documents use."""
+    global _NATIONALITY
+    if _NATIONALITY is None:
+        table: dict = {}
+        try:
+            from docauth.synth.identity import COUNTRIES  # (code, english name, local name, adjective)
+        except ImportError:
+            COUNTRIES = []
+        for row in COUNTRIES:
+            code = row[0]
+            table[code] = code
+            for word in row[1:]:
+                if word:
+                    table[_strip_accents(str(word).upper())] = code
+        _NATIONALITY = table
+    return _NATIONALITY
+
+
+def nationality_code(text: str, strict: bool = False) -> str | None:
+    t = _strip_accents(text.upper()).strip()
+    t = re.sub(r"[^A-Z ]", "", t).strip()
+    lex = _nationality_lexicon()
+    if t in lex:
+        return lex[t]
+    for token in t.split():
+        if token in lex:
+            return lex[token]
+    if not strict and re.fullmatch(r"[A-Z]{3}", t):
+        return t
+    return None

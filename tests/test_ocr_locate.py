@@ -1,0 +1,66 @@
+"""Document localisation, rectification and quarter-turn bookkeeping."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from docauth.ocr.locate import TD1_ASPECT, document_corners, locate_document, rotate_quarter, warp
+
+
+def _photo(quad, size=(900, 1200), seed=0):
+    rng = np.random.default_rng(seed)
+    h, w = size
+    background = (rng.normal(70, 12, (h, w, 3))).clip(0, 255).astype(np.uint8)
+    card = np.full((540, 856, 3), (236, 230, 214), np.uint8)
+    cv2.putText(card, "SURNAME", (300, 120), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (30, 30, 30), 2)
+    cv2.rectangle(card, (40, 100), (250, 380), (120, 100, 90), -1)
+    src = np.float32([[0, 0], [855, 0], [855, 539], [0, 539]])
+    m = cv2.getPerspectiveTransform(src, np.float32(quad))
+    warped = cv2.warpPerspective(card, m, (w, h))
+    mask = cv2.warpPerspective(np.full(card.shape[:2], 255, np.uint8), m, (w, h))
+    out = background.copy()
+    out[mask > 0] = warped[mask > 0]
+    return out
+
+
+def test_finds_a_card_in_perspective():
+    quad = [[210, 150], [1010, 190], [960, 700], [170, 640]]
+    located = locate_document(_photo(quad))
+    assert located.found
+    err = np.abs(located.corners - np.array(quad, float)).max()
+    assert err < 0.015 * np.hypot(900, 1200), located.corners
+
+
+def test_rectified_card_is_upright_with_the_card_aspect():
+    quad = [[210, 150], [1010, 190], [960, 700], [170, 640]]
+    img = _photo(quad)
+    located = locate_document(img)
+    flat, _m = warp(img, located.corners)
+    h, w = flat.shape[:2]
+    assert abs(w / h - TD1_ASPECT) < 0.01
+    assert max(w, h) >= 1000  # small documents are upsampled for reading
+
+
+def test_nothing_found_uses_the_whole_image():
+    rng = np.random.default_rng(3)
+    noise = rng.integers(0, 255, (300, 400, 3), dtype=np.uint8)
+    located = locate_document(noise)
+    assert not located.found
+    assert located.corners.tolist() == [[0, 0], [399, 0], [399, 299], [0, 299]]
+
+
+def test_quarter_turns_round_trip():
+    upright = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    for rotation in (0, 90, 180, 270):
+        seen = np.rot90(upright, rotation // 90)  # the document as photographed
+        assert np.array_equal(rotate_quarter(seen, rotation), upright)
+
+
+def test_document_corners_follow_the_document_not_the_image():
+    image_order = [[0, 0], [10, 0], [10, 5], [0, 5]]  # TL, TR, BR, BL of the image
+    assert document_corners(image_order, 0)[0] == [0.0, 0.0]
+    # turned 180 degrees, the document's top-left is the image's bottom-right
+    assert document_corners(image_order, 180)[0] == [10.0, 5.0]
+    # turned 90 degrees counter-clockwise, the document's top-left is the image's bottom-left
+    assert document_corners(image_order, 90)[0] == [0.0, 5.0]

@@ -1,0 +1,160 @@
+"""MRZ parser: formats, check digits, century rule, corrections, and never raising."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from docauth.ocr.checkdigit import char_value, check_digit
+from docauth.ocr.mrz import MRZ_CHARS, mrz_date, parse_mrz
+
+TD3 = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B<<<<<10"]
+TD1 = ["I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6", "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"]
+
+
+def test_check_digit_values():
+    assert char_value("<") == 0
+    assert char_value("A") == 10 and char_value("Z") == 35
+    assert char_value("a") is None and char_value("é") is None
+    # '<' counts 0, so a field of fillers checks to 0 and trailing fillers change nothing
+    assert check_digit("<<<<<<<<<") == "0"
+    assert check_digit("D23145890") == check_digit("D23145890")
+    assert check_digit("AB2134") == check_digit("AB2134<<<")
+    assert check_digit("Z") == "5"  # 35 * 7 = 245
+    assert check_digit("ab") is None
+
+
+@pytest.mark.parametrize("lines,type_", [(TD3, "TD3"), (TD1, "TD1")])
+def test_specimens_valid(lines, type_):
+    r = parse_mrz(lines)
+    assert (r.type, r.valid, r.score) == (type_, True, 100)
+    assert all(c["ok"] for c in r.checks.values())
+    assert r.fields["surname"] == "ERIKSSON"
+
+
+def test_every_wrong_check_digit_is_reported():
+    for pos in (9, 19, 27, 42, 43):
+        line = TD3[1]
+        bad = line[:pos] + str((int(line[pos]) + 1) % 10) + line[pos + 1:]
+        r = parse_mrz([TD3[0], bad])
+        assert not r.valid
+        assert r.lines[1] == bad  # a digit has no look-alike: nothing to "correct"
+        assert not r.checks["composite"]["ok"] or pos != 43
+
+
+def test_corrections_use_check_digits_and_classes():
+    # 0 -> O in the nationality (letters), S -> 5 in the date, '<' read as K in the name filler
+    r = parse_mrz(["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<K<<<<<<<<", "L898902C36UT07408122F12O4159ZE184226B<<<<<10"])
+    assert r.valid and r.lines == TD3
+    reasons = {(c["line"], c["pos"]): c["reason"] for c in r.corrections}
+    assert reasons[(1, 12)] == "letter position"
+    assert reasons[(1, 23)] == "digit position"
+    assert reasons[(0, 35)] == "name filler"
+
+
+def test_lookalike_fixed_by_check_digit():
+    r = parse_mrz([TD3[0], "L8989O2C36UTO7408122F1204159ZE184226B<<<<<10"])
+    assert r.valid and r.lines[1] == TD3[1]
+    assert r.corrections == [{"line": 1, "pos": 5, "from": "O", "to": "0", "reason": "document_number check digit"}]
+
+
+def test_two_lookalikes_that_both_fit_are_left_alone():
+    # 8->B at position 1 and B->8 at position 3 both satisfy the document-number check (and, sharing
+    # its weights, the composite): guessing would risk a wrong "valid" MRZ, so nothing changes.
+    r = parse_mrz([TD3[0], "L89B902C36UTO7408122F1204159ZE184226B<<<<<10"])
+    assert not r.valid and r.corrections == []
+
+
+def test_ambiguous_correction_is_not_made():
+    """When two look-alike swaps both satisfy the check digit, neither is guessed."""
+    from docauth.ocr import mrz as m
+
+    found = 0
+    for k in range(2000):
+        number = f"{k:04d}08B2Z"[:9]  # B and Z are look-alikes of 8 and 2 in an alphanumeric field
+        digit = check_digit(number)
+        passing = 0
+        for i, ch in enumerate(number):
+            alt = m.LETTER_TO_DIGIT.get(ch) or m.DIGIT_TO_LETTER.get(ch)
+            if alt and check_digit(number[:i] + alt + number[i + 1:]) == digit:
+                passing += 1
+        wrong = str((int(digit) + 1) % 10)
+        options = sum(1 for i, ch in enumerate(number)
+                      for alt in [m.LETTER_TO_DIGIT.get(ch) or m.DIGIT_TO_LETTER.get(ch)]
+                      if alt and check_digit(number[:i] + alt + number[i + 1:]) == wrong)
+        if options < 2:
+            continue
+        found += 1
+        line2 = number + wrong + "UTO7408122F1204159ZE184226B<<<<<1"
+        line2 += check_digit(line2[0:10] + line2[13:20] + line2[21:43])
+        r = parse_mrz([TD3[0], line2])
+        assert not r.valid and r.lines[1][:10] == number + wrong, (number, r.corrections)
+        if found >= 5:
+            break
+    assert found >= 1
+
+
+def test_recogniser_alternatives_guide_correction():
+    line2 = "L898902C36UTO7408122F1204159ZE184226B<<<<<10"
+    wrong = line2[:3] + "3" + line2[4:]  # recogniser preferred 3 over 8 at position 3
+    alts = [[[(c, 1.0)] for c in TD3[0]], [[(c, 1.0)] for c in wrong]]
+    alts[1][3] = [("3", 0.6), ("8", 0.35), ("9", 0.05)]
+    r = parse_mrz([TD3[0], wrong], alternatives=alts)
+    assert r.valid and r.lines[1] == line2
+    # without the recogniser's doubt a digit is never swapped
+    assert not parse_mrz([TD3[0], wrong]).valid
+
+
+def test_deliberately_bad_specimen_stays_invalid():
+    r = parse_mrz("IDMLT9999999<<3<9999999M<999<<|7309258F0810245MLT0310240<<<<5|SPITERI<MANDY<<<<<<<<<<<<<<<<<")
+    assert not r.valid
+    assert r.lines[0] == "IDMLT9999999<<3<9999999M<999<<"
+    assert {k for k, v in r.checks.items() if not v["ok"]} == {"document_number", "date_of_birth", "composite"}
+
+
+def test_century_rule():
+    today = date(2026, 6, 1)
+    assert mrz_date("260531", kind="birth", today=today) == "2026-05-31"
+    assert mrz_date("260602", kind="birth", today=today) == "1926-06-02"
+    assert mrz_date("400101", kind="expiry", today=today) == "2040-01-01"
+    assert mrz_date("990101", kind="expiry", today=today) == "1999-01-01"
+    assert mrz_date("000229", kind="birth", today=today) == "2000-02-29"
+    assert mrz_date("010229", kind="birth", today=today) is None
+
+
+def test_line_noise_and_separators():
+    text = "garbage line\n  " + TD3[0][:20] + " " + TD3[0][20:] + "\n" + TD3[1] + "\n\n"
+    r = parse_mrz(text)
+    assert r.type == "TD3" and r.valid
+
+
+def test_wrong_length_is_not_valid():
+    r = parse_mrz([TD3[0], TD3[1][:-1]])
+    assert r.type == "TD3" and not r.valid and not r.structure_ok
+
+
+def test_shared_specimen_strings_parse_as_annotated(shared_data):
+    from docauth.ocr.evaluate import load_truth
+
+    for row in load_truth(shared_data / "mrz-specimens"):
+        r = parse_mrz(row["lines"])
+        assert r.type == row["mrz_type"], row["file"]
+        assert r.valid == row["expect_valid"], row["file"]
+        assert r.lines == row["lines"], (row["file"], r.corrections)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(
+    st.text(max_size=200),
+    st.lists(st.text(alphabet=MRZ_CHARS + "O0IK| \n", min_size=0, max_size=50), max_size=5),
+    st.lists(st.text(alphabet=MRZ_CHARS, min_size=28, max_size=46), min_size=1, max_size=4),
+))
+def test_parser_never_raises(value):
+    r = parse_mrz(value)
+    assert 0 <= r.score <= 100
+    assert isinstance(r.export(), dict)
+    if r.valid:
+        assert r.type is not None and all(c["ok"] for c in r.checks.values())
