@@ -1,0 +1,1 @@
+"""Alembic migrations of the docauth store (run by ``Store.upgrade()`` / ``docauth db upgrade``)."""
