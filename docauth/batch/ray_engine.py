@@ -1,0 +1,74 @@
+"""The Ray engine: the same :func:`~docauth.batch.scan.scan_chunk` in Ray Data actors.
+
+``map_batches`` runs a pool of actors, each holding one loaded pipeline (models
+load once per actor, not per batch); the driver receives finished records and
+appends them to the results file, so resume works exactly as with the local
+engine. Local Ray by default; ``--ray-address`` joins an existing cluster,
+whose nodes must see the same input paths (a shared filesystem).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Iterator
+
+from docauth.config import Settings
+from docauth.errors import ConfigError
+
+
+class PipelineActor:
+    """Ray Data callable class: loads the pipeline once, then scans batches of paths."""
+
+    def __init__(self, settings: Settings, factory: str | None = None):
+        from docauth.batch.scan import _pipeline_for_scan
+
+        os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+        self.settings = settings
+        self.pipeline = _pipeline_for_scan(settings, factory)
+
+    def __call__(self, batch: dict) -> dict:
+        from docauth.batch.scan import scan_chunk
+
+        paths = [str(p) for p in batch["path"]]
+        records = scan_chunk(self.pipeline, paths, self.settings)
+        # Records travel as JSON text: their nested, ragged shape is not a table.
+        return {"path": paths, "line": [json.dumps(r, ensure_ascii=False, allow_nan=False) for r in records]}
+
+
+def run_ray(todo: list[str], settings: Settings, *, workers: int, chunk: int,
+            address: str | None = None, factory: str | None = None) -> Iterator[list[dict]]:
+    if not todo:
+        return
+    try:
+        import ray
+    except ImportError as exc:
+        raise ConfigError("the Ray engine needs `ray[data]` (see requirements/extra.txt)") from exc
+
+    started_here = False
+    if not ray.is_initialized():
+        if address:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(num_cpus=max(workers, 1), include_dashboard=False, log_to_driver=False,
+                     object_store_memory=256 * 1024 * 1024,
+                     runtime_env={"env_vars": {"OMP_THREAD_LIMIT": "1", "TF_CPP_MIN_LOG_LEVEL": "2"}})
+        started_here = True
+    try:
+        ctx = ray.data.DataContext.get_current()
+        ctx.enable_progress_bars = False
+        ctx.execution_options.preserve_order = False
+        ds = ray.data.from_items([{"path": p} for p in todo], override_num_blocks=max(1, len(todo) // chunk))
+        ds = ds.map_batches(PipelineActor, fn_constructor_kwargs={"settings": settings, "factory": factory}, batch_size=chunk,
+                            concurrency=max(workers, 1), num_cpus=1, batch_format="numpy")
+        buffer: list[dict] = []
+        for row in ds.iter_rows():
+            buffer.append(json.loads(row["line"]))
+            if len(buffer) >= chunk:
+                yield buffer
+                buffer = []
+        if buffer:
+            yield buffer
+    finally:
+        if started_here:
+            ray.shutdown()

@@ -1,0 +1,360 @@
+"""One check over all stages: a predictor composed of swappable stage objects (doctr style).
+
+    pipeline = Pipeline.load(settings)           # models loaded once, here
+    result = pipeline.check(image, person_id="...")   # or claimed={"surname": ..., ...}
+    result.decision, result.reason_codes, result.export()
+
+Each stage is a plain callable held as an attribute, so tests (and deployments)
+build a ``Pipeline`` from any mix of real stages, a temporary store, or another
+classifier. The pipeline never decides HTTP status codes and never logs
+personal data.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from docauth.errors import DocauthError, InputError, InvalidImage, NotFound
+from docauth.pipeline import stages as S
+from docauth.pipeline.policy import REASONS, DecisionPolicy
+from docauth.pipeline.result import CheckResult, StageRecord, jsonable
+
+# Sides that carry a machine-readable zone (TD1 cards print it on the back; passports on the data page).
+MRZ_SIDES = {"back", "open"}
+FACE_SIDES = {"front", "open"}
+
+
+@dataclass
+class Thresholds:
+    document: float = 0.5
+    face: float = 0.5
+    duplicate_face: float = 0.45
+
+    @classmethod
+    def from_settings(cls, settings) -> "Thresholds":
+        return cls(
+            document=settings.document_threshold,
+            face=settings.face_threshold,
+            duplicate_face=settings.duplicate_face_threshold,
+        )
+
+
+class Pipeline:
+    """Classify -> side -> OCR/MRZ -> face 1:1 and 1:N -> text match -> decision."""
+
+    def __init__(
+        self,
+        *,
+        classifier: Callable[[list[np.ndarray]], list[Any]],
+        reader: Callable[[np.ndarray], Any] | None,
+        faces: S.FaceStage | None,
+        text_matcher: Callable[..., Any] | None,
+        store: Any = None,
+        policy: DecisionPolicy | None = None,
+        thresholds: Thresholds | None = None,
+        today: Callable[[], dt.date] = dt.date.today,
+        settings: Any = None,
+    ):
+        self.classifier = classifier
+        self.reader = reader
+        self.faces = faces
+        self.text_matcher = text_matcher
+        self.store = store
+        self.policy = policy or DecisionPolicy()
+        self.thresholds = thresholds or Thresholds()
+        self.today = today
+        self.settings = settings
+        self._index_lock = threading.Lock()
+        self._face_index = None
+        self._face_index_version = None
+        # Concurrent face search pays off for one request at a time (realtime); under load
+        # (throughput, batch) the request threads already fill the cores.
+        self.parallel_face = getattr(settings, "mode", "realtime") == "realtime"
+        self._pool = None
+
+    # -- construction --------------------------------------------------------------------
+    @classmethod
+    def load(cls, settings=None, *, store=None, classifier=None, reader=None, faces=None,
+             text_matcher=None, batcher_config=None) -> "Pipeline":
+        """Load every stage once. Pass any stage (or a store) to use it instead of the default."""
+        from docauth.config import Settings
+
+        settings = settings or Settings.load()
+        if classifier is None:
+            classifier = S.load_classifier(settings)
+            if settings.mode == "throughput" and not S.model_batchers(classifier):
+                # The runtime batches in throughput mode; this covers a backend that does not.
+                classifier = S.batched(classifier, settings, batcher_config)
+        if reader is None:
+            reader = S.load_reader(settings)
+        if faces is None:
+            faces = S.FaceStage.load(settings)
+        if text_matcher is None:
+            text_matcher = S.load_text_matcher(settings)
+        if store is None:
+            store = S.open_store(settings)
+        return cls(
+            classifier=classifier, reader=reader, faces=faces, text_matcher=text_matcher, store=store,
+            policy=DecisionPolicy.from_settings(settings), thresholds=Thresholds.from_settings(settings),
+            settings=settings,
+        )
+
+    def warmup(self) -> dict[str, float]:
+        """Run every stage once on a synthetic image so the first real request pays no start-up cost."""
+        timings = {}
+        image = S.warmup_image()
+        start = time.perf_counter()
+        self.classifier([image])
+        timings["classify"] = (time.perf_counter() - start) * 1000
+        if self.reader is not None:
+            start = time.perf_counter()
+            try:
+                self.reader(image)
+            except DocauthError:
+                pass  # a warm-up image need not be readable; the code paths are now loaded
+            timings["ocr"] = (time.perf_counter() - start) * 1000
+        if self.faces is not None:
+            start = time.perf_counter()
+            self.faces.encode(image)
+            timings["face"] = (time.perf_counter() - start) * 1000
+        if self.store is not None:
+            self._index()
+        return timings
+
+    def describe(self) -> dict:
+        """Backends, modes and model versions, for /v1/runtime and result trees."""
+        return jsonable(S.describe_stages(self))
+
+    # -- single stages (the service's /v1/classify and /v1/ocr) ---------------------------
+    def classify(self, images: Sequence[np.ndarray]) -> list[Any]:
+        return list(self.classifier(list(images)))
+
+    def read(self, image: np.ndarray) -> Any:
+        if self.reader is None:
+            raise DocauthError("the OCR stage is not available", code="stage_unavailable")
+        return self.reader(image)
+
+    # -- the check -------------------------------------------------------------------------
+    def check(self, image: np.ndarray, person_id: str | None = None, claimed: dict | None = None) -> CheckResult:
+        return self.check_many([image], [(person_id, claimed)])[0]
+
+    def check_many(self, images: Sequence[np.ndarray], persons: Sequence[tuple] | None = None) -> list[CheckResult]:
+        """Check several images; the classifier sees them as one batch (the archive scanner's path)."""
+        images = list(images)
+        persons = list(persons) if persons is not None else [(None, None)] * len(images)
+        # The person is looked up before any model runs, so an unknown id fails fast.
+        records = [self._person(pid, claimed) for pid, claimed in persons]
+        start = time.perf_counter()
+        classifications = list(self.classifier(images)) if images else []
+        classify_ms = round((time.perf_counter() - start) * 1000.0, 2)
+        results = []
+        for image, cls_out, (pid, claimed), person in zip(images, classifications, persons, records):
+            result = CheckResult(person_id=pid, claimed=claimed is not None and pid is None)
+            result.timings_ms["classify"] = classify_ms
+            t0 = time.perf_counter()
+            self._run(result, image, cls_out, pid, person)
+            self.policy.apply(result)
+            result.timings_ms["total"] = round(classify_ms + (time.perf_counter() - t0) * 1000.0, 2)
+            results.append(result)
+        return results
+
+    def _person(self, person_id, claimed) -> dict | None:
+        if person_id is not None:
+            if self.store is None:
+                raise DocauthError("no person store is configured", code="store_unavailable")
+            person = S.get_person(self.store, person_id)
+            if person is None:
+                raise NotFound(f"no person with id {person_id!r}", code="person_not_found")
+            return person
+        if claimed is not None:
+            if not isinstance(claimed, dict):
+                raise InputError("claimed must be a JSON object of fields", code="invalid_claimed")
+            return S.normalise_person(claimed)
+        return None
+
+    def _run(self, result: CheckResult, image, cls_out, person_id, person) -> None:
+        side = self._classified(result, cls_out)
+        if side is False:
+            return  # not a document: nothing else runs
+        wants_face = self.faces is not None and (side is None or side in FACE_SIDES)
+        # Latency (realtime): the portrait is searched on the photo as taken while OCR runs (Tesseract
+        # works in its own process, so the two use both cores); the rectified page is the fallback.
+        early_face = self._face_pool().submit(self._encode_timed, image) if wants_face and self.parallel_face \
+            else None
+        ocr, fields = self._read_document(result, image, side)
+        self._match_face(result, image, ocr, side, person_id, early_face)
+        self._match_text(result, fields, person, person_id)
+
+    # 1-2. document or not, and which side
+    def _classified(self, result: CheckResult, cls_out):
+        """The side (None when the classifier gives none), or False when it is not a document."""
+        c = S.classification_dict(cls_out)
+        result.stages["classify"] = StageRecord(output=c)
+        result.document = {"is_document": c["is_document"], "document_score": c["document_score"],
+                           "side": c.get("side"), "side_scores": c.get("side_scores")}
+        result.scores["document"] = c["document_score"]
+        if not c["is_document"] or c["document_score"] < self.thresholds.document:
+            result.document["is_document"] = False
+            result.add_reason("not_a_document", "classify", REASONS["not_a_document"])
+            for name in ("ocr", "face", "duplicates", "text"):
+                result.skip(name, "not a document")
+            return False
+        return c.get("side")
+
+    # 3. locate, rectify, MRZ, printed fields
+    def _read_document(self, result: CheckResult, image, side):
+        if self.reader is None:
+            result.skip("ocr", "OCR stage not configured")
+            return None, {}
+        ocr = None
+        with result.timed("ocr"):
+            try:
+                ocr = self.reader(image)
+            except DocauthError as exc:
+                result.stages["ocr"] = StageRecord(status="failed", output=exc.export()["error"])
+                result.add_reason("stage_failed", "ocr", f"OCR failed: {exc.code}")
+        if ocr is None:
+            return None, {}
+        read = S.ocr_summary(ocr)
+        result.stages["ocr"] = StageRecord(output=read["export"])
+        fields = read["fields"]
+        result.fields = fields
+        result.document["kind"] = read.get("kind")
+        result.scores["mrz"] = read.get("mrz_score")
+        if read["mrz_found"]:
+            if not read["mrz_valid"]:
+                result.add_reason("mrz_invalid", "ocr", REASONS["mrz_invalid"])
+        elif side in MRZ_SIDES:
+            result.add_reason("mrz_not_found", "ocr", REASONS["mrz_not_found"])
+        if read.get("viz_mrz_mismatch"):
+            result.add_reason("viz_mrz_mismatch", "ocr",
+                              REASONS["viz_mrz_mismatch"] + f" ({', '.join(read['viz_mrz_mismatch'])})")
+        expiry = S.parse_date(fields.get("expiry_date"))
+        if expiry is not None and expiry < self.today():
+            result.add_reason("expired", "ocr", REASONS["expired"])
+        return ocr, fields
+
+    # 4. face 1:1 with the person, 1:N against everyone enrolled
+    def _match_face(self, result: CheckResult, image, ocr, side, person_id, early_face) -> None:
+        if self.faces is None:
+            result.skip("face", "face stage not configured")
+            result.skip("duplicates", "face stage not configured")
+            return
+        if side is not None and side not in FACE_SIDES:
+            result.skip("face", f"the {side} side carries no portrait")
+            result.skip("duplicates", f"the {side} side carries no portrait")
+            if person_id is not None or result.claimed:
+                # Ownership cannot be confirmed from this side alone: never an automatic accept.
+                result.add_reason("face_not_checked", "face", REASONS["face_not_checked"])
+            return
+        encoding, face_info = self._find_face(result, image, S.rectified(ocr) if ocr is not None else None,
+                                              early_face)
+        face_out: dict = {"face_found": encoding is not None, **face_info}
+        if encoding is None:
+            result.add_reason("face_not_found", "face", REASONS["face_not_found"])
+        elif person_id is not None:
+            templates = S.face_templates(self.store, person_id)
+            if len(templates) == 0:
+                face_out["compared"] = 0
+                result.add_reason("face_not_checked", "face", REASONS["face_not_checked"])
+            else:
+                distance = float(np.min(self.faces.distance(templates, encoding)))
+                face_out.update(compared=len(templates), distance=distance, threshold=self.thresholds.face,
+                                match=distance <= self.thresholds.face)
+                result.scores["face_distance"] = distance
+                if distance > self.thresholds.face:
+                    result.add_reason("face_mismatch", "face", REASONS["face_mismatch"])
+        result.stages["face"] = StageRecord(output=face_out)
+        if encoding is None or self.store is None:
+            result.skip("duplicates", "no face to search with" if encoding is None else "no person store")
+            return
+        with result.timed("duplicates"):
+            hits = self._duplicates(encoding, exclude=person_id)
+        result.stages["duplicates"] = StageRecord(output={"threshold": self.thresholds.duplicate_face,
+                                                          "matches": hits})
+        if hits:
+            result.scores["duplicate_distance"] = hits[0]["distance"]
+            result.add_reason("duplicate_identity", "duplicates", REASONS["duplicate_identity"])
+
+    def _find_face(self, result: CheckResult, image, rectified, early_face):
+        """(encoding or None, info): the photo searched early (realtime) or the rectified page first."""
+        if early_face is not None:
+            encoding, info, ms = early_face.result()
+            info["searched"] = "photo"
+            if encoding is None and rectified is not None:
+                encoding, info, more_ms = self._encode_timed(rectified)
+                info["searched"] = "photo, rectified"
+                ms += more_ms
+            result.timings_ms["face"] = round(ms, 2)
+            return encoding, info
+        with result.timed("face"):
+            encoding, info = self.faces.encode(rectified if rectified is not None else image)
+            info["searched"] = "rectified" if rectified is not None else "photo"
+            if encoding is None and rectified is not None:
+                encoding, info = self.faces.encode(image)  # rectification may have cut the portrait
+                info["searched"] = "rectified, photo"
+        return encoding, info
+
+    # 5. text match with the person's record (or the claimed fields)
+    def _match_text(self, result: CheckResult, fields, person, person_id) -> None:
+        if person is None:
+            result.skip("text", "no person or claimed fields given")
+            if person_id is None:
+                result.add_reason("no_person", "text", REASONS["no_person"])
+            return
+        if self.text_matcher is None:
+            result.skip("text", "text matcher not configured")
+            return
+        if not fields:
+            result.skip("text", "no fields were read from the document")
+            result.add_reason("text_not_checked", "text", REASONS["text_not_checked"])
+            return
+        with result.timed("text"):
+            match = self.text_matcher(fields, person, today=self.today())
+        out, mismatches = S.text_summary(match)
+        result.stages["text"] = StageRecord(output=out)
+        result.scores["text"] = out.get("score")
+        for code in mismatches:
+            result.add_reason(code, "text", REASONS.get(code, code.replace("_", " ")))
+
+    def _face_pool(self):
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with self._index_lock:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="docauth-face")
+        return self._pool
+
+    def _encode_timed(self, image):
+        start = time.perf_counter()
+        encoding, info = self.faces.encode(image)
+        return encoding, info, (time.perf_counter() - start) * 1000.0
+
+    # -- 1:N -------------------------------------------------------------------------------
+    def _index(self):
+        with self._index_lock:
+            version = S.store_version(self.store)
+            if self._face_index is None or version != self._face_index_version:
+                self._face_index = S.build_face_index(self.store)
+                self._face_index_version = version
+            return self._face_index
+
+    def _duplicates(self, encoding, exclude) -> list[dict]:
+        index = self._index()
+        return S.search_index(index, encoding, self.thresholds.duplicate_face, exclude=exclude)
+
+    # -- enrolment (the service's POST /v1/persons) ----------------------------------------
+    def encode_photo(self, image: np.ndarray) -> np.ndarray:
+        if self.faces is None:
+            raise DocauthError("the face stage is not available", code="stage_unavailable")
+        encoding, _ = self.faces.encode(image)
+        if encoding is None:
+            raise InvalidImage("no face was found in the enrolment photo", code="face_not_found")
+        return encoding

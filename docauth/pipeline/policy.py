@@ -1,0 +1,74 @@
+"""Decision policy: which reasons reject, which send a check to a human.
+
+Configuration, not code: ``Settings.reject_reasons`` lists the codes that
+reject (comma-separated, ``DOCAUTH_REJECT_REASONS``); every other reason asks
+for review; no reason at all accepts.
+
+>>> p = DecisionPolicy(reject={"face_mismatch"})
+>>> p.decide(["face_mismatch", "mrz_not_found"])
+'reject'
+>>> p.decide(["mrz_not_found"]), p.decide([])
+('review', 'accept')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from docauth.pipeline.result import ACCEPT, REJECT, REVIEW, CheckResult, Reason
+
+# Every reason the pipeline can give, with what it means (also served in the OpenAPI document).
+REASONS: dict[str, str] = {
+    "not_a_document": "the image is not an identity document",
+    "side_unknown": "the side of the document could not be told with confidence",
+    "mrz_not_found": "no machine-readable zone was read on a side that carries one",
+    "mrz_invalid": "the machine-readable zone fails its check digits",
+    "viz_mrz_mismatch": "the printed fields disagree with the machine-readable zone",
+    "expired": "the document's expiry date has passed",
+    "face_not_found": "no face was found on the document",
+    "face_not_checked": "the face was not compared (the person has no enrolled photo, or this side has no portrait)",
+    "face_mismatch": "the document's face differs from the person's enrolled photos",
+    "name_mismatch": "the name differs from the person's record",
+    "dob_mismatch": "the birth date differs from the person's record",
+    "document_number_mismatch": "the document number differs from the person's record",
+    "sex_mismatch": "the sex differs from the person's record",
+    "nationality_mismatch": "the nationality differs from the person's record",
+    "text_not_checked": "the document's fields could not be compared with the person's record",
+    "duplicate_identity": "the document's face matches another enrolled person",
+    "no_person": "no person was given, so ownership was not verified",
+    "stage_failed": "a stage failed; see stages for the error",
+}
+
+DEFAULT_REJECT = (
+    "not_a_document,mrz_invalid,expired,face_mismatch,name_mismatch,dob_mismatch,"
+    "document_number_mismatch,duplicate_identity"
+)
+
+
+@dataclass(frozen=True)
+class DecisionPolicy:
+    reject: frozenset[str] = field(default_factory=lambda: frozenset(DEFAULT_REJECT.split(",")))
+
+    def __init__(self, reject=None):
+        object.__setattr__(self, "reject", frozenset(reject if reject is not None else DEFAULT_REJECT.split(",")))
+
+    @classmethod
+    def from_settings(cls, settings) -> "DecisionPolicy":
+        raw = getattr(settings, "reject_reasons", None) or DEFAULT_REJECT
+        return cls({code.strip() for code in raw.split(",") if code.strip()})
+
+    def severity(self, code: str) -> str:
+        return REJECT if code in self.reject else REVIEW
+
+    def decide(self, codes) -> str:
+        codes = list(codes)
+        if any(c in self.reject for c in codes):
+            return REJECT
+        return REVIEW if codes else ACCEPT
+
+    def apply(self, result: CheckResult) -> CheckResult:
+        result.reasons = [Reason(r.code, r.stage, r.message, self.severity(r.code)) for r in result.reasons]
+        # Rejecting reasons first: they are the answer; review reasons are context.
+        result.reasons.sort(key=lambda r: r.severity != REJECT)
+        result.decision = self.decide(result.reason_codes)
+        return result

@@ -1,0 +1,265 @@
+"""The HTTP API. Views parse and validate the request, call the pipeline or the store held by
+the app's :class:`~docauth.service.app.ServiceState`, and serialise ``export()`` results."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+
+from flask import Response, current_app, g, request
+
+from docauth import __version__
+from docauth.errors import DocauthError, InputError, Unavailable
+from docauth.imageio import decode_image
+from docauth.service import schemas
+from docauth.service.app import state
+from docauth.service.routes import RouteRegistry
+
+registry = RouteRegistry()
+
+PERSON_FORM_FIELDS = ("external_ref", "surname", "given_names", "date_of_birth", "nationality", "sex",
+                      "document_number", "document_expiry")
+
+
+# -- request parsing -----------------------------------------------------------------------------
+def _upload(field: str = "image") -> tuple[bytes, object]:
+    if request.mimetype not in ("multipart/form-data", "application/x-www-form-urlencoded"):
+        raise InputError(f"send the {field} as multipart/form-data (field {field!r})", code="expected_multipart")
+    f = request.files.get(field)
+    if f is None:
+        raise InputError(f"the multipart field {field!r} (an image file) is missing", code="missing_image")
+    return f.read(), f
+
+
+def _image(field: str = "image"):
+    data, _ = _upload(field)
+    s = state().settings
+    return decode_image(data, max_pixels=s.max_image_pixels, min_side=s.min_image_side).pixels
+
+
+def _json_field(name: str) -> dict | None:
+    raw = request.form.get(name)
+    if raw is None or raw.strip() == "":
+        return None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{name} is not valid JSON: {exc.msg} at position {exc.pos}", code="invalid_json") from exc
+    if not isinstance(value, dict):
+        raise InputError(f"{name} must be a JSON object", code="invalid_json")
+    return value
+
+
+def _person_id(raw) -> int | None:
+    if raw is None or str(raw).strip() == "":
+        return None
+    try:
+        value = int(str(raw).strip())
+    except ValueError as exc:
+        raise InputError("person_id must be an integer", code="invalid_person_id") from exc
+    if not 0 < value < 2**63:
+        raise InputError("person_id must be a positive integer", code="invalid_person_id")
+    return value
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000.0, 2)
+
+
+# -- checks ------------------------------------------------------------------------------------
+@registry.route("/v1/checks", "POST", summary="Check a document image (and its holder)", tags=["checks"],
+                request=schemas.CHECK_FORM, responses={200: schemas.CHECK_RESULT},
+                errors=(400, 404, 413, 415, 422, 503))
+def create_check():
+    svc = state()
+    image = _image()
+    person_id = _person_id(request.form.get("person_id"))
+    claimed = _json_field("claimed")
+    if person_id is not None and claimed is not None:
+        raise InputError("send either person_id or claimed, not both", code="ambiguous_person")
+    pipeline = svc.pipeline
+    with svc.gate:
+        result = pipeline.check(image, person_id=person_id, claimed=claimed)
+    out = result.export()
+    svc.metrics.observe_check(out)
+    if svc.settings.store_uploads:
+        _store_upload(svc, "checks")
+    # The audit trail keeps the decision, scores and reason codes; no image, no field values.
+    record = svc.store.record_check(result.decision, scores=out["scores"], reasons={"codes": result.reason_codes},
+                                    person_id=person_id, channel="api")
+    return {"check_id": record.id, "request_id": g.request_id, **out}
+
+
+@registry.route("/v1/classify", "POST", summary="Document or not, and which side", tags=["stages"],
+                request=schemas.IMAGE_FORM, responses={200: schemas.CLASSIFY_RESULT},
+                errors=(400, 413, 415, 422, 503))
+def classify():
+    svc = state()
+    files = request.files.getlist("image") if request.mimetype == "multipart/form-data" else []
+    if not files:
+        _upload("image")  # raises the right error
+    if len(files) > svc.settings.max_batch_size:
+        raise InputError(f"at most {svc.settings.max_batch_size} images per request", code="too_many_images")
+    s = svc.settings
+    images = [decode_image(f.read(), max_pixels=s.max_image_pixels, min_side=s.min_image_side).pixels
+              for f in files]
+    pipeline = svc.pipeline
+    start = time.perf_counter()
+    with svc.gate:
+        results = pipeline.classify(images)
+    from docauth.pipeline.stages import classification_dict
+
+    return {"results": [classification_dict(r) for r in results], "timings_ms": {"classify": _ms(start)}}
+
+
+@registry.route("/v1/ocr", "POST", summary="Locate, rectify and read a document (MRZ and printed fields)",
+                tags=["stages"], request=schemas.IMAGE_FORM, responses={200: schemas.OCR_RESULT},
+                errors=(400, 413, 415, 422, 503))
+def ocr():
+    svc = state()
+    image = _image()
+    pipeline = svc.pipeline
+    start = time.perf_counter()
+    with svc.gate:
+        result = pipeline.read(image)
+    from docauth.pipeline.result import jsonable
+
+    return {"result": jsonable(result.export() if hasattr(result, "export") else result),
+            "timings_ms": {"ocr": _ms(start)}}
+
+
+# -- persons -------------------------------------------------------------------------------------
+def _person_fields() -> dict:
+    if request.mimetype == "application/json":
+        body = request.get_json(silent=True)
+        if not isinstance(body, dict):
+            raise InputError("the body must be a JSON object of person fields", code="invalid_json")
+        return body
+    if request.mimetype not in ("multipart/form-data", "application/x-www-form-urlencoded"):
+        raise InputError("send multipart/form-data (fields and photo files) or a JSON object",
+                         code="unsupported_body")
+    fields = _json_field("person") or {}
+    for name in PERSON_FORM_FIELDS:
+        value = request.form.get(name)
+        if value not in (None, ""):
+            fields[name] = value
+    return fields
+
+
+@registry.route("/v1/persons", "POST", summary="Enrol a person, with photos", tags=["persons"],
+                request=schemas.PERSON_FORM, responses={201: schemas.PERSON}, errors=(400, 409, 413, 415, 422, 503))
+def create_person():
+    svc = state()
+    fields = _person_fields()
+    photos = request.files.getlist("photo") if request.mimetype == "multipart/form-data" else []
+    faces = []
+    if photos:
+        s = svc.settings
+        pipeline = svc.pipeline  # the face encoder
+        with svc.gate:
+            for i, f in enumerate(photos):
+                data = f.read()
+                pixels = decode_image(data, max_pixels=s.max_image_pixels, min_side=s.min_image_side).pixels
+                try:
+                    encoding = pipeline.faces.encode_enrolment(pixels)
+                except DocauthError as exc:
+                    exc.message = f"photo {i + 1}: {exc.message}"
+                    raise
+                faces.append((encoding, hashlib.sha256(data).hexdigest()))
+    person, _templates = svc.store.enrol(fields, faces=faces)
+    return person.export(), 201
+
+
+@registry.route("/v1/persons", "GET", summary="List enrolled persons", tags=["persons"],
+                responses={200: schemas.PERSON_LIST},
+                parameters=[{"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1,
+                                                                         "maximum": 1000}},
+                            {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0}}],
+                errors=(400, 503))
+def list_persons():
+    try:
+        limit = int(request.args.get("limit", 100))
+        offset = int(request.args.get("offset", 0))
+    except ValueError as exc:
+        raise InputError("limit and offset must be integers", code="invalid_query") from exc
+    if not (1 <= limit <= 1000 and 0 <= offset < 2**31):
+        raise InputError("limit must be 1-1000 and offset >= 0", code="invalid_query")
+    persons = state().store.list_persons(limit=limit, offset=offset)
+    return {"persons": [p.export() for p in persons], "limit": limit, "offset": offset}
+
+
+@registry.route("/v1/persons/<int:person_id>", "GET", summary="One enrolled person", tags=["persons"],
+                responses={200: schemas.PERSON}, errors=(404, 503))
+def get_person(person_id: int):
+    return state().store.get_person(_person_id(person_id)).export()  # range-checked: SQL integers are 64-bit
+
+
+@registry.route("/v1/persons/<int:person_id>", "DELETE", summary="Erase a person and their face templates",
+                tags=["persons"], responses={204: None}, errors=(404, 503))
+def delete_person(person_id: int):
+    state().store.delete_person(_person_id(person_id))
+    return Response(status=204)
+
+
+# -- runtime and health --------------------------------------------------------------------------
+@registry.route("/v1/runtime", "GET", summary="Backends, mode and why they were chosen", tags=["runtime"],
+                responses={200: schemas.RUNTIME}, errors=(503,))
+def runtime():
+    svc = state()
+    out = {"version": __version__, "mode": svc.settings.mode, "backend_requested": svc.settings.backend,
+           "ready": svc.is_ready,
+           "max_batch_size": svc.settings.max_batch_size, "max_queue_delay_ms": svc.settings.max_queue_delay_ms,
+           "time_to_ready_s": svc.time_to_ready_s, "warmup_ms": svc.warmup_ms}
+    if svc.is_ready:
+        out["stages"] = svc.pipeline.describe()
+        out["why"] = "; ".join(f"{name}: {info.get('reason')}" for name, info in out["stages"].items()
+                               if isinstance(info, dict) and info.get("reason"))
+    return out
+
+
+@registry.route("/healthz", "GET", summary="Liveness: the process answers", tags=["health"], auth=False,
+                responses={200: schemas.STATUS})
+def healthz():
+    return {"status": "ok"}
+
+
+@registry.route("/readyz", "GET", summary="Readiness: models warmed and database reachable", tags=["health"],
+                auth=False, responses={200: schemas.STATUS}, errors=(503,))
+def readyz():
+    svc = state()
+    if svc.load_error is not None:
+        raise Unavailable(svc.load_error.message, code="models_failed", retry_after=30.0)
+    if not svc.is_ready:
+        raise Unavailable("the models are loading", code="not_ready", retry_after=2.0)
+    svc.store.ping()  # Unavailable (503) while the database is down
+    return {"status": "ready", "time_to_ready_s": svc.time_to_ready_s,
+            "ready_since_server_start_s": svc.ready_since_server_start_s}
+
+
+@registry.route("/metrics", "GET", summary="Prometheus metrics", tags=["health"], auth=False,
+                responses={200: None})
+def metrics():
+    body, content_type = state().metrics.exposition()
+    return Response(body, content_type=content_type)
+
+
+@registry.route("/openapi.json", "GET", summary="This document", tags=["health"], auth=False,
+                responses={200: {"type": "object"}})
+def openapi():
+    spec = registry.openapi(title="docauth", version=__version__)
+    spec["servers"] = [{"url": request.host_url.rstrip("/")}]
+    return current_app.response_class(json.dumps(spec, indent=1), mimetype="application/json")
+
+
+def _store_upload(svc, kind: str) -> None:
+    """Only when DOCAUTH_STORE_UPLOADS is set: keep the upload under data_dir/uploads, named by request id."""
+    from pathlib import Path
+
+    f = request.files.get("image")
+    if f is None:
+        return
+    f.stream.seek(0)
+    folder = Path(svc.settings.data_dir) / "uploads" / kind
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{g.request_id}.bin").write_bytes(f.stream.read())

@@ -1,0 +1,293 @@
+"""The Flask app factory.
+
+    app = create_app(settings)                  # dev server / tests: models load in a background thread
+    app = create_app(settings, load="deferred") # gunicorn: the post_worker_init hook starts loading
+
+No model is global: the pipeline lives on ``app.extensions["docauth"]`` (a
+:class:`ServiceState`), is created once per process *after* gunicorn's fork,
+and is warmed before ``/readyz`` answers 200. Until then model-bound endpoints
+answer 503 with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+import threading
+import time
+import uuid
+
+from flask import Flask, Request, g, jsonify, request
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+from docauth.config import Settings
+from docauth.errors import DocauthError, RateLimited, Unauthorized, Unavailable
+from docauth.service.keys import KeyRing, key_from_headers
+from docauth.service.logs import install_record_factory
+from docauth.service.metrics import Metrics
+from docauth.service.ratelimit import ConcurrencyGate, RateLimiter
+
+log = logging.getLogger("docauth.service")
+
+_REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
+
+
+class InMemoryRequest(Request):
+    """Uploads stay in memory: Werkzeug would spool files over 500 kB to a temporary file on disk."""
+
+    def _get_file_stream(self, total_content_length, content_type, filename=None, content_length=None):
+        return io.BytesIO()
+
+
+class ServiceState:
+    """Everything a worker holds: settings, store, keys, limits, metrics and the (lazily loaded) pipeline."""
+
+    def __init__(self, settings: Settings, *, store=None, pipeline=None, pipeline_factory=None):
+        self.settings = settings
+        self._store = store
+        self._store_lock = threading.Lock()
+        self.metrics = Metrics()
+        self.rate_limiter = RateLimiter(settings.rate_limit_per_minute)
+        self.gate = ConcurrencyGate(settings.max_inflight_checks)
+        self._pipeline = pipeline
+        self._pipeline_factory = pipeline_factory
+        self.ready = threading.Event()
+        self.load_error: DocauthError | None = None
+        self.load_started: float | None = None
+        self.time_to_ready_s: float | None = None
+        self.warmup_ms: dict | None = None
+        self.server_started: float | None = None  # wall clock of `docauth serve`, set by the gunicorn hook
+        self.ready_since_server_start_s: float | None = None
+        self._load_lock = threading.Lock()
+        if pipeline is not None:
+            _attach_batch_metrics(pipeline, self.metrics)
+            self.ready.set()
+            self.metrics.ready.set(1)
+
+    # -- store --------------------------------------------------------------------------------
+    @property
+    def store(self):
+        if self._store is None:
+            with self._store_lock:
+                if self._store is None:
+                    from docauth.store import Store
+
+                    self._store = Store.from_settings(self.settings)
+        return self._store
+
+    @property
+    def keys(self) -> KeyRing:
+        return KeyRing(self.store)
+
+    # -- pipeline -----------------------------------------------------------------------------
+    def start_loading(self, *, wait: bool = False) -> None:
+        """Load and warm the pipeline in a thread (once). ``wait=True`` blocks until done."""
+        with self._load_lock:
+            if self.load_started is None:
+                self.load_started = time.perf_counter()
+                thread = threading.Thread(target=self._load, name="docauth-load", daemon=True)
+                thread.start()
+        if wait:
+            self.ready.wait()
+
+    def _load(self) -> None:
+        from docauth.pipeline import Pipeline
+
+        try:
+            factory = self._pipeline_factory or (lambda settings, store: Pipeline.load(settings, store=store))
+            pipeline = factory(self.settings, self.store)
+            self.warmup_ms = pipeline.warmup()
+            _attach_batch_metrics(pipeline, self.metrics)
+            self._pipeline = pipeline
+            self.time_to_ready_s = time.perf_counter() - self.load_started
+            self.metrics.ready.set(1)
+            if self.server_started is not None:
+                self.ready_since_server_start_s = time.time() - self.server_started
+                log.info("ready: pipeline loaded and warmed in %.2f s (%.2f s after the server started)",
+                         self.time_to_ready_s, self.ready_since_server_start_s)
+            else:
+                log.info("ready: pipeline loaded and warmed in %.2f s", self.time_to_ready_s)
+        except DocauthError as exc:
+            self.load_error = exc
+            log.error("pipeline failed to load: %s", exc.message)
+        except (ImportError, OSError, RuntimeError, ValueError) as exc:
+            # A broken model or library must show up on /readyz, not kill the worker silently.
+            self.load_error = Unavailable(f"the pipeline failed to load: {type(exc).__name__}: {exc}",
+                                          code="pipeline_load_failed")
+            log.error("pipeline failed to load: %s", self.load_error.message)
+        finally:
+            self.ready.set()
+
+    @property
+    def pipeline(self):
+        if self._pipeline is not None:
+            return self._pipeline
+        if self.load_error is not None:
+            raise self.load_error
+        if self.load_started is None:
+            self.start_loading()
+        raise Unavailable("the models are still loading; retry shortly", code="not_ready", retry_after=2.0)
+
+    @property
+    def is_ready(self) -> bool:
+        return self._pipeline is not None
+
+
+def _attach_batch_metrics(pipeline, metrics: Metrics) -> None:
+    """Batch sizes and queue depth of every micro-batcher the pipeline's models go through."""
+    from docauth.pipeline.stages import model_batchers
+
+    batchers = {}
+    for stage in (pipeline.classifier, pipeline.reader):
+        if stage is not None:
+            batchers.update(model_batchers(stage))
+    for name, batcher in batchers.items():
+        if getattr(batcher, "_docauth_observed", False):
+            continue
+        run = batcher.fn
+        histogram = metrics.batch_size.labels(name)
+
+        def observed(batch, _run=run, _h=histogram):
+            _h.observe(len(batch))
+            return _run(batch)
+
+        batcher.fn = observed  # the batcher's worker thread calls fn once per batch
+        batcher._docauth_observed = True
+    if batchers:
+        metrics.queue_depth.set_function(lambda: float(sum(b.queue_depth for b in batchers.values())))
+
+
+def state() -> ServiceState:
+    from flask import current_app
+
+    return current_app.extensions["docauth"]
+
+
+def create_app(settings: Settings | None = None, *, store=None, pipeline=None, pipeline_factory=None,
+               load: str = "background") -> Flask:
+    """``load``: ``background`` (start loading now, in a thread), ``deferred`` (a server hook starts it),
+    ``lazy`` (on the first model-bound request)."""
+    settings = settings or Settings.load()
+    install_record_factory()
+    app = Flask("docauth.service", static_folder="static", template_folder="templates")
+    app.request_class = InMemoryRequest
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_upload_bytes
+    app.config["MAX_FORM_MEMORY_SIZE"] = settings.max_upload_bytes
+    app.json.sort_keys = False
+    svc = ServiceState(settings, store=store, pipeline=pipeline, pipeline_factory=pipeline_factory)
+    app.extensions["docauth"] = svc
+
+    _install_request_hooks(app)
+    _install_error_handlers(app)
+
+    from docauth.service import api, review
+
+    api.registry.install(app)
+    review.install(app)
+    if load == "background" and pipeline is None:
+        svc.start_loading()
+    return app
+
+
+# -- per-request: id, auth, rate limit, access log, metrics -------------------------------------
+def _install_request_hooks(app: Flask) -> None:
+    @app.before_request
+    def begin():
+        incoming = request.headers.get("X-Request-ID", "")
+        g.request_id = incoming if _REQUEST_ID_RE.match(incoming) else uuid.uuid4().hex
+        g.start = time.perf_counter()
+        svc = app.extensions["docauth"]
+        svc.metrics.inflight.inc()
+        g.inflight = True
+        if request.path.startswith("/v1/") or request.path == "/v1":
+            _authenticate(svc)
+
+    @app.after_request
+    def finish(response):
+        response.headers["X-Request-ID"] = g.get("request_id", "-")
+        response.headers.setdefault("Cache-Control", "no-store")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        return response
+
+    @app.teardown_request
+    def account(exc):
+        svc = app.extensions["docauth"]
+        if g.pop("inflight", False):
+            svc.metrics.inflight.dec()
+
+    @app.after_request
+    def observe(response):
+        svc = app.extensions["docauth"]
+        endpoint = request.url_rule.rule if request.url_rule is not None else "unmatched"
+        elapsed = time.perf_counter() - g.get("start", time.perf_counter())
+        svc.metrics.requests.labels(endpoint, request.method, str(response.status_code)).inc()
+        svc.metrics.latency.labels(endpoint).observe(elapsed)
+        # The route template only: paths and bodies can carry personal data.
+        log.info("%s %s -> %d in %.1f ms", request.method, endpoint, response.status_code, elapsed * 1000)
+        return response
+
+
+def _authenticate(svc: ServiceState) -> None:
+    key = key_from_headers(request.headers)
+    if key is None:
+        svc.metrics.rejected.labels("unauthorized").inc()
+        raise Unauthorized("an API key is required: send 'Authorization: Bearer KEY' or 'X-API-Key: KEY'",
+                           code="missing_api_key")
+    record = svc.keys.authenticate(key)
+    if record is None:
+        svc.metrics.rejected.labels("unauthorized").inc()
+        raise Unauthorized("the API key is unknown or revoked", code="invalid_api_key")
+    g.api_key_id = record.id
+    wait = svc.rate_limiter.check(str(record.id))
+    if wait is not None:
+        svc.metrics.rejected.labels("rate_limited").inc()
+        raise RateLimited("rate limit exceeded for this API key", retry_after=wait)
+
+
+# -- every error is JSON {"error": {"code", "message"}} -----------------------------------------
+def error_response(exc: DocauthError):
+    response = jsonify(exc.export())
+    response.status_code = exc.http_status
+    retry_after = getattr(exc, "retry_after", None)
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(max(1, int(round(retry_after + 0.499))))
+    if exc.http_status == 401:
+        response.headers["WWW-Authenticate"] = 'Bearer realm="docauth"'
+    return response
+
+
+_HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "payload_too_large",
+               415: "unsupported_media_type", 429: "rate_limited", 431: "headers_too_large"}
+
+
+def _install_error_handlers(app: Flask) -> None:
+    @app.errorhandler(DocauthError)
+    def docauth_error(exc: DocauthError):
+        if exc.http_status >= 500 and not isinstance(exc, Unavailable):
+            log.warning("%s: %s", exc.code, exc.message)
+        return error_response(exc)
+
+    @app.errorhandler(InternalServerError)
+    def internal_error(exc: InternalServerError):
+        original = getattr(exc, "original_exception", None)
+        # Logged with the type only: messages of unexpected errors may quote request data.
+        log.error("unhandled %s", type(original).__name__ if original else "error",
+                  exc_info=(type(original), original, original.__traceback__) if original else None)
+        response = jsonify({"error": {"code": "internal_error",
+                                      "message": "internal error; quote the X-Request-ID when reporting it"}})
+        response.status_code = 500
+        return response
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        status = exc.code or 500
+        code = _HTTP_CODES.get(status, re.sub(r"[^a-z]+", "_", (exc.name or "error").lower()).strip("_"))
+        message = exc.description or exc.name
+        if status == 413:
+            message = f"the upload exceeds the limit of {app.config['MAX_CONTENT_LENGTH']} bytes"
+        response = jsonify({"error": {"code": code, "message": message}})
+        response.status_code = status
+        if status == 405 and hasattr(exc, "valid_methods") and exc.valid_methods:
+            response.headers["Allow"] = ", ".join(exc.valid_methods)
+        return response

@@ -1,0 +1,109 @@
+"""gunicorn, run programmatically (``docauth serve`` / ``docauth kiosk``).
+
+The app is created in each worker *after* the fork (``preload_app`` is off),
+and the ``post_worker_init`` hook starts loading the models there, so no model
+or framework state crosses a fork. ``/readyz`` answers 200 once a worker's
+pipeline is loaded and warmed.
+
+Worker layout by mode (2-core machine defaults; ``--workers`` overrides):
+
+* ``realtime``: one process per core, 2 threads each (one check at a time per
+  process at the lowest latency, the second thread keeps /healthz answering).
+* ``throughput``: one process with many threads; their classifier calls meet in
+  the runtime's micro-batcher and run as one batch.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+from gunicorn.app.base import BaseApplication
+
+from docauth.config import Settings
+
+
+def default_workers(mode: str) -> int:
+    return 1 if mode == "throughput" else max(1, min(os.cpu_count() or 1, 4))
+
+
+def default_threads(settings: Settings) -> int:
+    return max(16, 2 * settings.max_batch_size) if settings.mode == "throughput" else 2
+
+
+def gunicorn_options(settings: Settings, *, host: str, port: int, workers: int, threads: int,
+                     timeout: int = 120) -> dict:
+    from docauth.service import gunicorn_conf
+
+    return {
+        "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+        "workers": workers,
+        "worker_class": "gthread",
+        "threads": threads,
+        "timeout": timeout,
+        "graceful_timeout": 20,
+        "keepalive": 5,
+        "preload_app": False,
+        "accesslog": None,  # the app logs each request (route template, status, time, request id)
+        "errorlog": "-",
+        "loglevel": settings.log_level.lower(),
+        "limit_request_line": 8190,
+        "limit_request_fields": 100,
+        "post_worker_init": gunicorn_conf.post_worker_init,
+        "child_exit": gunicorn_conf.child_exit,
+        "when_ready": gunicorn_conf.when_ready,
+        "proc_name": "docauth",
+    }
+
+
+class DocauthServer(BaseApplication):
+    def __init__(self, settings: Settings, options: dict):
+        self.settings = settings
+        self.options = options
+        super().__init__()
+
+    def load_config(self):
+        for key, value in self.options.items():
+            if value is not None and key in self.cfg.settings:
+                self.cfg.set(key, value)
+
+    def load(self):
+        from docauth.service.app import create_app
+        from docauth.service.logs import configure
+
+        configure(self.settings.log_level)
+        return create_app(self.settings, load="deferred")
+
+
+def prepare(settings: Settings, workers: int) -> None:
+    """Before gunicorn starts (in the master): data dir, migrations, shared metrics dir."""
+    from docauth.classifiers.stage import DOCUMENT_MODEL, SIDE_MODEL
+    from docauth.ocr.reader import GLYPH_MODEL
+    from docauth.runtime.model import verify_model_files
+    from docauth.store import Store
+
+    # A missing or corrupt model file stops `docauth serve` here, naming the file (no framework is imported).
+    verify_model_files((DOCUMENT_MODEL, SIDE_MODEL, GLYPH_MODEL), settings.models_dir)
+    Path(settings.data_dir).mkdir(parents=True, exist_ok=True)
+    store = Store.from_settings(settings)
+    try:
+        store.upgrade()
+    finally:
+        store.close()  # no connection may cross the fork
+    os.environ.setdefault("DOCAUTH_SERVE_STARTED", str(time.time()))
+    if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        metrics_dir = Path(settings.data_dir) / "run" / f"metrics-{os.getpid()}"
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+        metrics_dir.mkdir(parents=True)
+        # Must be set before prometheus_client is imported anywhere (workers import it after the fork).
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
+
+
+def run(settings: Settings, *, host: str, port: int, workers: int | None = None, threads: int | None = None) -> None:
+    workers = workers or default_workers(settings.mode)
+    threads = threads or default_threads(settings)
+    prepare(settings, workers)
+    DocauthServer(settings, gunicorn_options(settings, host=host, port=port, workers=workers, threads=threads)).run()
+    # gunicorn exits the process itself (a boot error halts it with status 3)

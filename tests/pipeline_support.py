@@ -1,0 +1,146 @@
+"""Helpers shared by the pipeline, service and batch tests (area: pipeline/service/batch).
+
+``RuleClassifier`` stands in for the trained document classifier where a test
+is about the machinery around it (HTTP, auth, batching, resume), so those
+tests neither wait for nor depend on the trained models; tests of the whole
+check use the real models (see tests/test_service_e2e.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from docauth.classifiers.stage import Classification
+
+ASTRONAUT_PERSON = {
+    "surname": "COLLINS",
+    "given_names": "EILEEN MARIE",
+    "date_of_birth": "1956-11-19",
+    "nationality": "UTO",
+    "sex": "F",
+    "document_number": "L898902C3",
+}
+OTHER_PERSON = {
+    "surname": "ERIKSSON",
+    "given_names": "ANNA MARIA",
+    "date_of_birth": "1974-08-12",
+    "nationality": "SWE",
+    "sex": "F",
+    "document_number": "X4RTBPFW4",
+}
+
+
+class RuleClassifier:
+    """Oblong images are 'documents' (side 'open'); square ones (selfies) are not. Optionally slow."""
+
+    def __init__(self, delay_s: float = 0.0, side: str = "open"):
+        self.delay_s = delay_s
+        self.side = side
+        self.calls: list[int] = []
+
+    def __call__(self, images):
+        images = list(images)
+        self.calls.append(len(images))
+        if self.delay_s:
+            time.sleep(self.delay_s * len(images))
+        out = []
+        for im in images:
+            h, w = im.shape[:2]
+            if abs(w / h - 1.0) > 0.15:
+                scores = {s: (0.97 if s == self.side else 0.015) for s in ("front", "back", "open")}
+                out.append(Classification(True, 0.97, self.side, scores))
+            else:
+                out.append(Classification(False, 0.03, None, {}))
+        return out
+
+
+@dataclass
+class _MRZ:
+    fields: dict
+    valid: bool = True
+
+    def export(self):
+        return {"fields": self.fields, "valid": self.valid}
+
+
+@dataclass
+class _Read:
+    fields: dict
+    mrz: _MRZ | None
+    document: object = None
+    consistency: dict = field(default_factory=dict)
+
+    def export(self):
+        return {"fields": self.fields, "mrz": self.mrz.export() if self.mrz else None}
+
+
+class FieldsReader:
+    """Reads back the fields it was told the next document carries (the OCR stage is tested by its owners)."""
+
+    def __init__(self):
+        self.next_fields: dict = {}
+        self.mrz_valid = True
+        self.with_mrz = True
+
+    def __call__(self, image):
+        fields = dict(self.next_fields)
+        return _Read(fields=fields, mrz=_MRZ(fields, self.mrz_valid) if self.with_mrz else None)
+
+
+def standin_pipeline(settings):
+    """Batch-scanner factory (``--pipeline-factory pipeline_support:standin_pipeline``): fast, no models."""
+    from docauth.pipeline import Pipeline
+
+    return Pipeline(classifier=RuleClassifier(delay_s=0.03), reader=None, faces=None, text_matcher=None,
+                    store=None, settings=settings, today=lambda: dt.date(2026, 1, 1))
+
+
+def astronaut_portrait() -> np.ndarray:
+    import skimage.data
+
+    return skimage.data.astronaut()[20:330, 110:350]  # head and shoulders, portrait format
+
+
+def document_of(person: dict, portrait: np.ndarray | None, *, seed: int = 7, kind: str = "td3_open",
+                captured: bool = True) -> np.ndarray:
+    """A synthetic document of ``person`` with ``portrait``, photographed phone-style."""
+    from docauth.synth.documents import render_document
+
+    identity = {k: v for k, v in person.items() if k in ("surname", "given_names", "date_of_birth", "nationality",
+                                                          "sex", "document_number")}
+    identity.update(expiry="2031-05-02", issuing_state=person.get("nationality", "UTO"))
+    doc = render_document(kind, seed, identity=identity, portrait=portrait)
+    if not captured:
+        return doc.image
+    from docauth.synth.capture import capture
+
+    image, _ = capture(doc.image, np.random.default_rng(seed), style="phone")
+    return image
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve_in_thread(app):
+    """Real HTTP on loopback: a threaded Werkzeug server around ``app``; yields the base URL."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(5)

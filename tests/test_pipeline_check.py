@@ -1,0 +1,198 @@
+"""The composed check: decisions and reasons from real face matching, real text matching and a
+real (temporary SQLite) store; the classifier and reader are injected (each stage is swappable)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import numpy as np
+import pytest
+
+from docauth.config import Settings
+from docauth.errors import NotFound
+from docauth.pipeline import DecisionPolicy, Pipeline, Thresholds
+from docauth.pipeline import stages as S
+from pipeline_support import (ASTRONAUT_PERSON, OTHER_PERSON, FieldsReader, RuleClassifier, astronaut_portrait,
+                              document_of)
+
+TODAY = dt.date(2026, 11, 22)
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory):
+    return Settings.load(environ={}, data_dir=tmp_path_factory.mktemp("data"))
+
+
+@pytest.fixture(scope="module")
+def store(settings):
+    from docauth.store import Store
+
+    s = Store.from_settings(settings)
+    s.upgrade()
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="module")
+def faces():
+    return S.FaceStage.load()
+
+
+@pytest.fixture(scope="module")
+def astronaut_id(store, faces):
+    import skimage.data
+
+    encoding = faces.encode_enrolment(skimage.data.astronaut())
+    person, _ = store.enrol(ASTRONAUT_PERSON, faces=[(encoding, "0" * 64)])
+    return person.id
+
+
+@pytest.fixture()
+def reader():
+    return FieldsReader()
+
+
+@pytest.fixture()
+def pipeline(settings, store, faces, reader):
+    return Pipeline(classifier=RuleClassifier(), reader=reader, faces=faces,
+                    text_matcher=S.load_text_matcher(settings), store=store,
+                    policy=DecisionPolicy.from_settings(settings), thresholds=Thresholds.from_settings(settings),
+                    today=lambda: TODAY, settings=settings)
+
+
+def _fields(person, **extra):
+    out = {k: person[k] for k in ("surname", "given_names", "date_of_birth", "document_number", "nationality", "sex")}
+    out["expiry_date"] = "2031-05-02"
+    out.update(extra)
+    return out
+
+
+def test_own_document_is_accepted(pipeline, reader, astronaut_id):
+    reader.next_fields = _fields(ASTRONAUT_PERSON)
+    image = document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False)
+    result = pipeline.check(image, person_id=astronaut_id)
+    assert result.decision == "accept", result.export()
+    assert result.reasons == []
+    assert result.scores["face_distance"] < 0.5
+    assert result.stages["text"].output["match"] is True
+    assert set(result.timings_ms) >= {"classify", "ocr", "face", "duplicates", "text", "total"}
+
+
+def test_someone_elses_document_is_rejected_for_face_and_name(pipeline, reader, astronaut_id):
+    reader.next_fields = _fields(OTHER_PERSON)
+    image = document_of(OTHER_PERSON, None, seed=11, captured=False)  # the generator's own face
+    result = pipeline.check(image, person_id=astronaut_id)
+    assert result.decision == "reject"
+    codes = result.reason_codes
+    assert "face_mismatch" in codes and "name_mismatch" in codes and "dob_mismatch" in codes
+    assert all(r.severity == "reject" for r in result.reasons if r.code == "face_mismatch")
+
+
+def test_a_selfie_is_not_a_document_and_stops_there(pipeline, astronaut_id):
+    import skimage.data
+
+    result = pipeline.check(skimage.data.astronaut(), person_id=astronaut_id)
+    assert (result.decision, result.reason_codes) == ("reject", ["not_a_document"])
+    assert {name: rec.status for name, rec in result.stages.items()} == {
+        "classify": "ok", "ocr": "skipped", "face": "skipped", "duplicates": "skipped", "text": "skipped"}
+
+
+def test_enrolled_face_under_another_name_is_a_duplicate_identity(pipeline, reader, astronaut_id):
+    reader.next_fields = _fields(OTHER_PERSON)
+    image = document_of(OTHER_PERSON, astronaut_portrait(), captured=False)
+    result = pipeline.check(image, claimed=_fields(OTHER_PERSON))
+    assert "duplicate_identity" in result.reason_codes
+    assert result.stages["duplicates"].output["matches"][0]["person_id"] == astronaut_id
+    assert result.decision == "reject"
+    assert result.claimed is True
+
+
+def test_expired_and_invalid_mrz_are_reasons(pipeline, reader, astronaut_id):
+    reader.next_fields = _fields(ASTRONAUT_PERSON, expiry_date="2020-01-31")
+    reader.mrz_valid = False
+    image = document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False)
+    result = pipeline.check(image, person_id=astronaut_id)
+    assert {"expired", "mrz_invalid"} <= set(result.reason_codes)
+    assert result.decision == "reject"
+
+
+def test_missing_mrz_on_a_data_page_asks_for_review(pipeline, reader, astronaut_id):
+    reader.next_fields = _fields(ASTRONAUT_PERSON)
+    reader.with_mrz = False
+    image = document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False)
+    result = pipeline.check(image, person_id=astronaut_id)
+    assert result.reason_codes == ["mrz_not_found"]
+    assert result.decision == "review"
+
+
+def test_thresholds_and_policy_come_from_settings(settings, store, faces, reader, astronaut_id):
+    lenient = Settings.load(environ={"DOCAUTH_REJECT_REASONS": "not_a_document"}, data_dir=settings.data_dir)
+    p = Pipeline(classifier=RuleClassifier(), reader=reader, faces=faces, text_matcher=S.load_text_matcher(lenient),
+                 store=store, policy=DecisionPolicy.from_settings(lenient),
+                 thresholds=Thresholds.from_settings(lenient), today=lambda: TODAY)
+    reader.next_fields = _fields(OTHER_PERSON)
+    result = p.check(document_of(OTHER_PERSON, None, seed=11, captured=False), person_id=astronaut_id)
+    assert "face_mismatch" in result.reason_codes
+    assert result.decision == "review"  # face_mismatch no longer rejects under this policy
+
+
+def test_export_is_plain_json(pipeline, reader, astronaut_id):
+    reader.next_fields = _fields(ASTRONAUT_PERSON)
+    result = pipeline.check(document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False),
+                            person_id=astronaut_id)
+    text = json.dumps(result.export(), allow_nan=False)
+    again = json.loads(text)
+    assert again["decision"] == "accept" and again["person_id"] == astronaut_id
+    assert "encoding" not in text
+
+
+def test_unknown_person_fails_before_any_model_runs(pipeline):
+    clf = pipeline.classifier
+    with pytest.raises(NotFound):
+        pipeline.check(np.zeros((300, 500, 3), np.uint8), person_id=987654)
+    assert clf.calls == []
+
+
+def test_check_many_classifies_in_one_batch(pipeline, reader):
+    import skimage.data
+
+    reader.next_fields = {}
+    images = [skimage.data.astronaut(), skimage.data.coffee(), skimage.data.chelsea()]
+    results = pipeline.check_many(images)
+    assert pipeline.classifier.calls == [3]
+    assert [r.document["is_document"] for r in results] == [False, True, True]
+
+
+def test_a_card_back_never_accepts_a_claimed_owner(pipeline, reader, astronaut_id):
+    pipeline.classifier = RuleClassifier(side="back")
+    reader.next_fields = _fields(ASTRONAUT_PERSON)
+    result = pipeline.check(document_of(ASTRONAUT_PERSON, None, kind="td1_back", captured=False),
+                            person_id=astronaut_id)
+    assert result.stages["face"].status == "skipped"
+    assert result.reason_codes == ["face_not_checked"]
+    assert result.decision == "review"
+
+
+def test_face_stage_is_safe_under_concurrent_requests():
+    """dlib crashes (SIGSEGV) when two threads detect at once; the stage serialises them. In a
+    subprocess, so a regression fails this test instead of killing the suite."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "from concurrent.futures import ThreadPoolExecutor\n"
+        "from pipeline_support import ASTRONAUT_PERSON, astronaut_portrait, document_of\n"
+        "from docauth.pipeline import stages as S\n"
+        "f = S.FaceStage.load()\n"
+        "imgs = [document_of(ASTRONAUT_PERSON, astronaut_portrait(), seed=500 + i,\n"
+        "                    kind='td1_front' if i % 2 == 0 else 'td3_open') for i in range(6)]\n"
+        "with ThreadPoolExecutor(4) as pool:\n"
+        "    results = list(pool.map(f.encode, imgs * 2))\n"
+        "print(len(results))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          cwd=Path(__file__).parent)
+    assert proc.returncode == 0, proc.stderr[-2000:]  # -11 (SIGSEGV) without the lock
+    assert proc.stdout.strip().splitlines()[-1] == "12"

@@ -1,0 +1,124 @@
+"""The clerk's review page, driven in headless Chromium (Debian ``chromium`` + ``chromium-driver`` via
+Selenium with an explicit driver path). The app comes from the real factory and serves real HTTP on
+loopback; face matching, text matching and the store are real, the classifier and reader are the
+injected stand-ins (tests/test_service_e2e.py repeats the flow against ``docauth serve`` with the
+shipped models)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from docauth.config import Settings
+from docauth.imageio import encode_jpeg, encode_png
+from docauth.pipeline import DecisionPolicy, Pipeline, Thresholds
+from docauth.pipeline import stages as S
+from docauth.service.app import create_app
+from pipeline_support import (ASTRONAUT_PERSON, FieldsReader, RuleClassifier, astronaut_portrait, document_of,
+                              serve_in_thread)
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+        pytest.skip("chromium / chromium-driver are not installed (apt-get install chromium chromium-driver)")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--no-first-run",
+                "--window-size=1280,1500"):
+        options.add_argument(arg)
+    # An explicit driver path, so Selenium Manager never tries to download a driver or browser.
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    from docauth.store import Store
+
+    settings = Settings.load(environ={}, data_dir=tmp_path_factory.mktemp("review"))
+    store = Store.from_settings(settings)
+    store.upgrade()
+    faces = S.FaceStage.load()
+    reader = FieldsReader()
+    reader.next_fields = {k: ASTRONAUT_PERSON[k] for k in ("surname", "given_names", "date_of_birth",
+                                                           "document_number", "nationality", "sex")}
+    reader.next_fields["expiry_date"] = "2031-05-02"
+    pipeline = Pipeline(classifier=RuleClassifier(), reader=reader, faces=faces,
+                        text_matcher=S.load_text_matcher(settings), store=store,
+                        policy=DecisionPolicy.from_settings(settings), thresholds=Thresholds.from_settings(settings))
+    _, key = store.create_api_key("clerk")
+    import skimage.data
+
+    person, _ = store.enrol(ASTRONAUT_PERSON, faces=[(faces.encode_enrolment(skimage.data.astronaut()), "1" * 64)])
+    app = create_app(settings, store=store, pipeline=pipeline)
+    with serve_in_thread(app) as url:
+        yield {"url": url, "key": key, "person_id": person.id}
+    store.close()
+
+
+def test_clerk_checks_a_document_and_sees_decision_reasons_stages_and_fields(site, browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    document = tmp_path / "passport.jpg"
+    document.write_bytes(encode_jpeg(document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False), 92))
+    selfie = tmp_path / "selfie.png"
+    import skimage.data
+
+    selfie.write_bytes(encode_png(skimage.data.astronaut()))
+
+    browser.get(site["url"] + "/")
+    assert "docauth" in browser.title
+    wait = WebDriverWait(browser, 60)
+
+    # a wrong key is refused with the API's message
+    browser.find_element(By.ID, "api-key").send_keys("dak_not-a-real-key-0000000000000000")
+    browser.find_element(By.ID, "save-key").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "key-status"), "invalid_api_key"))
+
+    key_box = browser.find_element(By.ID, "api-key")
+    key_box.clear()
+    key_box.send_keys(site["key"])
+    browser.find_element(By.ID, "save-key").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "key-status"), "Signed in"))
+    person = Select(browser.find_element(By.ID, "person"))
+    assert any(ASTRONAUT_PERSON["surname"] in o.text for o in person.options)
+    person.select_by_value(str(site["person_id"]))
+    browser.find_element(By.ID, "image").send_keys(str(document))
+    browser.find_element(By.ID, "run-check").click()
+    wait.until(lambda d: d.find_element(By.ID, "decision").get_attribute("data-decision"))
+    browser.save_screenshot(str(tmp_path / "review-accept.png"))
+
+    decision = browser.find_element(By.ID, "decision")
+    assert (decision.get_attribute("data-decision"), decision.text) == ("accept", "ACCEPT")
+    stages = {tr.get_attribute("data-stage"): tr.text
+              for tr in browser.find_elements(By.CSS_SELECTOR, "#stages tbody tr")}
+    assert list(stages) == ["classify", "ocr", "face", "duplicates", "text"]
+    assert "distance" in stages["face"]
+    fields = browser.find_element(By.ID, "fields").text
+    assert ASTRONAUT_PERSON["document_number"] in fields and ASTRONAUT_PERSON["surname"] in fields
+    assert browser.find_element(By.ID, "preview").get_attribute("src").startswith("blob:")
+    assert "Done in" in browser.find_element(By.ID, "check-status").text
+
+    # a selfie: rejected, and the reason is listed with its code
+    browser.find_element(By.ID, "image").send_keys(str(selfie))
+    browser.find_element(By.ID, "run-check").click()
+    wait.until(lambda d: d.find_element(By.ID, "decision").get_attribute("data-decision") == "reject")
+    codes = [li.get_attribute("data-code") for li in browser.find_elements(By.CSS_SELECTOR, "#reasons li")]
+    assert codes == ["not_a_document"]
+
+    # the page loaded nothing from anywhere else
+    entries = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    assert entries and all(e.startswith(site["url"]) or e.startswith("blob:") for e in entries), entries
