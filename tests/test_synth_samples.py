@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import string
 
@@ -15,6 +16,13 @@ from docauth.synth.seeds import TESTS
 
 SEED = TESTS.default
 MRZ_CHARS = set(string.ascii_uppercase + string.digits + "<")
+# what each document category (or doc_crop variant) is: side, kind, MRZ type (mrv_visa: MRVA or MRVB)
+SIDES = {"td1_front": "front", "td1_back": "back", "td3_open": "open", "td3_page": "open", "td1_both": "both",
+         "td2_front": "front", "mrv_visa": "front"}
+KINDS = {"td1_front": "td1_card", "td1_back": "td1_card", "td3_open": "td3_passport", "td3_page": "td3_passport",
+         "td1_both": "td1_card", "td2_front": "td2_card", "mrv_visa": "visa"}
+MRZ_TYPES = {"td1_front": "TD1", "td1_back": "TD1", "td3_open": "TD3", "td3_page": "TD3", "td1_both": "TD1",
+             "td2_front": "TD2", "mrv_visa": "MRVA"}
 
 
 def cd(field: str) -> str:
@@ -39,6 +47,20 @@ def parse_and_check(mrz: list[str], mrz_type: str) -> dict:
         assert l2[29] == cd(l1[5:30] + l2[0:7] + l2[8:15] + l2[18:29])
         return {"state": l1[2:5], "number": number, "dob": l2[0:6], "sex": l2[7], "exp": l2[8:14],
                 "nat": l2[15:18], "name": l3}
+    if mrz_type == "TD2":
+        l1, l2 = mrz
+        assert [len(x) for x in mrz] == [36, 36] and l1[0] in "ACI"
+        assert l2[9] == cd(l2[0:9]) and l2[19] == cd(l2[13:19]) and l2[27] == cd(l2[21:27])
+        assert l2[35] == cd(l2[0:10] + l2[13:20] + l2[21:35])
+        return {"state": l1[2:5], "number": l2[0:9], "dob": l2[13:19], "sex": l2[20], "exp": l2[21:27],
+                "nat": l2[10:13], "name": l1[5:36]}
+    if mrz_type in ("MRVA", "MRVB"):  # visas: no composite check digit
+        l1, l2 = mrz
+        n = 44 if mrz_type == "MRVA" else 36
+        assert [len(x) for x in mrz] == [n, n] and l1[0] == "V"
+        assert l2[9] == cd(l2[0:9]) and l2[19] == cd(l2[13:19]) and l2[27] == cd(l2[21:27])
+        return {"state": l1[2:5], "number": l2[0:9], "dob": l2[13:19], "sex": l2[20], "exp": l2[21:27],
+                "nat": l2[10:13], "name": l1[5:n]}
     assert mrz_type == "TD3"
     l1, l2 = mrz
     assert [len(x) for x in mrz] == [44, 44]
@@ -63,10 +85,13 @@ def assert_label_consistent(sample):
         assert label["side"] is None and label["kind"] is None and label["fields"] is None
         assert label["mrz"] is None and label["corners"] is None
         return
-    assert label["side"] == {"td1_front": "front", "td1_back": "back", "td3_open": "open",
-                             "td1_both": "both"}[label["category"]]
-    assert label["kind"] == ("td3_passport" if label["category"] == "td3_open" else "td1_card")
-    assert label["capture"]["style"] in ("phone", "scan")
+    # a doc_crop sample's variant names the document that was cropped
+    what = label["variant"] if label["category"] == "doc_crop" else label["category"]
+    assert label["side"] == SIDES[what], label
+    assert label["kind"] == KINDS[what], label
+    assert label["mrz_type"] == MRZ_TYPES[what] or (what == "td1_front" and label["mrz_type"] is None) or \
+        (what == "mrv_visa" and label["mrz_type"] == "MRVB"), label
+    assert label["capture"]["style"] in (("crop",) if label["category"] == "doc_crop" else ("phone", "scan"))
     corners = np.array(label["corners"])
     assert corners.shape == (4, 2)
     assert (corners[:, 0] >= 0).all() and (corners[:, 0] <= w).all()
@@ -77,12 +102,11 @@ def assert_label_consistent(sample):
     f = label["fields"]
     assert set(f) == {"surname", "given_names", "nationality", "sex", "date_of_birth", "document_number",
                       "expiry", "issuing_state"}
-    if label["category"] in ("td1_back", "td3_open", "td1_both"):
+    if what != "td1_front":
         assert label["mrz"] is not None and label["mrz_corners"] is not None
     if label["mrz"] is None:
-        assert label["category"] == "td1_front" and label["mrz_type"] is None
+        assert what == "td1_front" and label["mrz_type"] is None
         return
-    assert label["mrz_type"] == ("TD3" if label["category"] == "td3_open" else "TD1")
     got = parse_and_check(label["mrz"], label["mrz_type"])
     assert got["number"].rstrip("<") == f["document_number"]
     assert got["dob"] == yymmdd(f["date_of_birth"]) and got["exp"] == yymmdd(f["expiry"])
@@ -122,10 +146,50 @@ def test_default_mix_is_half_documents():
     cats = [choose_category(SEED, i) for i in range(3000)]
     doc_share = sum(c in DOCUMENT_CATEGORIES for c in cats) / len(cats)
     assert 0.46 < doc_share < 0.54
-    for c in DOCUMENT_CATEGORIES:
-        assert abs(cats.count(c) / len(cats) - 1 / 6) < 0.03
+    for c in CATEGORIES:
+        assert abs(cats.count(c) / len(cats) - MIX[c]) < 0.02, c
     assert set(cats) == set(CATEGORIES)  # opt-in extras never come from the default mix
     assert abs(sum(MIX.values()) - 1) < 1e-9
+    assert abs(sum(MIX[c] for c in DOCUMENT_CATEGORIES) - 0.5) < 1e-9
+
+
+# Labels of generator v1's categories (seed 900000, index 0): adding categories must not change them
+# (OCR evaluation and older cached training data rely on these exact samples).
+V1_LABEL_DIGESTS = {
+    "td1_front": "82b52485c593a71c", "td1_back": "d0099409e13d8063", "td3_open": "7271e322a2fb1265",
+    "selfie": "a954767b7517cfc7", "scenery": "3bdb8333b29653da", "letter": "89bf1ba0410f552b",
+    "screenshot": "a1dd00d101810bff", "blank": "295892b7c15f564b", "card": "54c9b8ae5023ed51",
+    "td1_both": "f48a2d2525135e36",
+}
+
+
+def _label_digest(label: dict) -> str:
+    return hashlib.sha256(json.dumps(label, sort_keys=True).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("category", sorted(V1_LABEL_DIGESTS))
+def test_v1_categories_keep_their_samples(category):
+    assert _label_digest(generate_sample(SEED, 0, category).label) == V1_LABEL_DIGESTS[category]
+
+
+def test_crops_fill_the_image_and_cover_every_document_kind():
+    seen = set()
+    for index in range(40):
+        s = generate_sample(SEED, index, "doc_crop")
+        seen.add(s.label["variant"])
+        assert s.label["capture"]["document_area_fraction"] > 0.7, s.label["capture"]
+    assert seen == {"td1_front", "td1_back", "td3_page", "td1_both", "td2_front", "mrv_visa"}
+
+
+def test_visas_are_fronts_with_a_valid_visa_mrz():
+    types = set()
+    for index in range(12):
+        s = generate_sample(SEED, index, "mrv_visa")
+        assert s.label["side"] == "front" and s.label["kind"] == "visa"
+        types.add(s.label["mrz_type"])
+        got = parse_and_check(s.label["mrz"], s.label["mrz_type"])
+        assert got["number"].rstrip("<") == s.label["fields"]["document_number"]
+    assert types == {"MRVA", "MRVB"}
 
 
 def test_document_corners_match_the_pixels():
@@ -162,7 +226,7 @@ def test_render_document_with_given_identity_and_photo():
             patch = doc.image[y0:y1, x0:x1]
             assert patch.std() > 20  # the photo is there, not a flat box
     with pytest.raises(ValueError):
-        render_document("td2_front", 1)
+        render_document("td4_front", 1)
 
 
 def test_capture_keeps_document_inside_and_records_rotation():

@@ -32,9 +32,9 @@ def _parse_seed(value: str) -> int:
               help="Integer seed or a named range from docauth.synth.seeds (train, validation, test, ocr_eval, "
                    "face_eval, tests).")
 @click.option("--category", "categories", multiple=True,
-              help="Only these categories (repeatable): td1_front td1_back td3_open selfie scenery letter "
-                   "screenshot blank card, and the opt-in td1_both (front and back on one sheet). "
-                   "Default: the standard mix.")
+              help="Only these categories (repeatable): documents td1_front td1_back td3_open td1_both (front and "
+                   "back on one sheet) td2_front mrv_visa doc_crop (tightly cropped documents); non-documents "
+                   "selfie scenery letter screenshot blank card photo card_crop. Default: the standard mix.")
 @click.option("--start", default=0, type=click.IntRange(min=0), show_default=True, help="First sample index.")
 @click.option("--workers", default=1, type=click.IntRange(min=1), show_default=True,
               help="Processes (output does not depend on it).")

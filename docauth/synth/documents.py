@@ -1,4 +1,5 @@
-"""Flat, upright renderings of TD1 ID cards (front/back) and TD3 passport data pages (opened booklet)."""
+"""Flat, upright renderings of TD1 ID cards (front/back, both on a sheet), TD2 cards, TD3 passport data pages
+(opened booklet or the page alone) and MRV-A/MRV-B visa stickers."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from PIL import Image, ImageDraw
 from docauth.synth import draw as d
 from docauth.synth.identity import DATE_STYLES, format_date, label_fields, random_identity
 from docauth.synth.identity import country as country_info
-from docauth.synth.mrz_compose import td1_lines, td3_lines
+from docauth.synth.mrz_compose import mrva_lines, mrvb_lines, td1_lines, td2_lines, td3_lines
 from docauth.synth.portrait import fit_photo, portrait_image
 
 DOCUMENT_KINDS = ("td1_front", "td1_back", "td3_open")
-EXTRA_KINDS = ("td1_both",)  # opt-in: not part of the default mix
+EXTRA_KINDS = ("td1_both", "td2_front", "mrv_visa", "td3_page")  # added later; td1_both: front + back on a sheet
 TD1_SIZE = (1012, 638)  # 85.6 x 54 mm at ~11.8 px/mm
 TD3_SIZE = (1000, 704)  # 125 x 88 mm at 8 px/mm
 
@@ -577,8 +578,238 @@ def render_td1_both(rng, identity: dict, portrait=None) -> RenderedDocument:
                                     "layout": "stacked" if stacked else "side_by_side"})
 
 
+
+# --- TD2 cards and MRV visas (added after the generator's first version; own random streams) ---------------
+
+TD2_SIZE = (1000, 705)  # 105 x 74 mm at ~9.5 px/mm
+MRVA_SIZE = (1000, 667)  # MRV-A sticker 120 x 80 mm
+MRVB_SIZE = (1000, 705)  # MRV-B sticker 105 x 74 mm (the TD2 size)
+TD2_TITLES = ("IDENTITY CARD", "RESIDENCE PERMIT", "OFFICIAL TRAVEL DOCUMENT", "TRAVEL DOCUMENT", "CREW MEMBER",
+              "PERMANENT RESIDENT CARD")
+
+
+def _plain_or_patterned(rng, style: _Style, w: int, h: int, plain_p: float) -> Image.Image:
+    """Security-printed background, or a near-white one (the ICAO specimens are printed on white)."""
+    if rng.random() < plain_p:
+        shade = int(rng.uniform(238, 256))
+        img = Image.new("RGB", (w, h), (shade, shade, shade))
+        d.guilloche(ImageDraw.Draw(img), rng, (0, 0, w, h), d.mix(style.line, (255, 255, 255), 0.75), n=6)
+        return img
+    return _background(rng, style, w, h)
+
+
+def render_td2_front(rng, identity: dict, portrait=None) -> RenderedDocument:
+    """TD2 card (105 x 74 mm) front: header, portrait, VIZ fields, and the 2 x 36 MRZ at the bottom."""
+    w, h = TD2_SIZE
+    style = _Style(rng, identity["issuing_state"])
+    img = _plain_or_patterned(rng, style, w, h, plain_p=0.3)
+    dr = ImageDraw.Draw(img)
+    code, en_name, local_name, adjective = style.country
+    mrz_top = h * rng.uniform(0.74, 0.78)
+    name = local_name if (local_name and rng.random() < 0.5) else en_name
+    title = d.pick(rng, TD2_TITLES)
+    f1 = d.fit_font(style.bold, name, w * 0.45, int(h * 0.06))
+    dr.text((w * 0.05, h * 0.05), name, font=f1, fill=style.accent)
+    f2 = d.fit_font(style.regular, title, w * 0.45, int(h * 0.045))
+    dr.text((w * 0.5, h * 0.04), title, font=f2, fill=style.accent)
+    photo_left = rng.random() < 0.85
+    ph_h = int(h * rng.uniform(0.46, 0.55))
+    ph_w = int(ph_h * 0.78)
+    px = int(w * 0.04) if photo_left else int(w * 0.96 - ph_w)
+    py = int(h * 0.17)
+    pimg = _portrait(identity, portrait, ph_w, ph_h)
+    if rng.random() < 0.25:  # laser-engraved greyscale photo
+        pimg = np.stack([cv2.cvtColor(pimg, cv2.COLOR_RGB2GRAY)] * 3, -1)
+    img.paste(Image.fromarray(pimg), (px, py))
+    portrait_box = (px, py, px + ph_w, py + ph_h)
+    fx = px + ph_w + w * 0.04 if photo_left else w * 0.05
+    fw = (w * 0.96 - fx) if photo_left else (px - w * 0.04 - fx)
+    ls, vs = int(h * rng.uniform(0.025, 0.03)), int(h * rng.uniform(0.038, 0.046))
+    y = h * 0.15
+    _field(dr, style, fx, y, "surname", identity["surname"], ls, vs, fw * 0.48)
+    y = _field(dr, style, fx + fw * 0.5, y, "given", identity["given_names"], ls, vs, fw * 0.5)
+    nat_text = identity["nationality"] if rng.random() < 0.6 else country_info(identity["nationality"])[3]
+    _field(dr, style, fx, y, "nat", nat_text, ls, vs, fw * 0.48)
+    y = _field(dr, style, fx + fw * 0.5, y, "dob", _date(identity, "date_of_birth", style), ls, vs, fw * 0.5)
+    _field(dr, style, fx, y, "sex", identity["sex"], ls, vs, fw * 0.2)
+    y = _field(dr, style, fx + fw * 0.5, y, "exp", _date(identity, "expiry", style), ls, vs, fw * 0.5)
+    y = _field(dr, style, fx, y, "docno", identity["document_number"], ls, vs, fw * 0.6)
+    if y + vs * 1.5 < mrz_top:
+        d.signature(dr, rng, (fx, y, fx + fw * 0.55, min(mrz_top - 6, y + vs * 2)))
+    if rng.random() < 0.35:
+        _fingerprint(dr, rng, (w * 0.8, y - vs * 2.5, w * 0.94, mrz_top - 8), d.darker(style.line, 0.55))
+    elif rng.random() < 0.4 and photo_left:
+        gw = int(w * 0.08)
+        _ghost(img, identity, style, (w * 0.86, mrz_top - gw * 1.45, w * 0.86 + gw, mrz_top - gw * 0.2),
+               photo=portrait)
+    _security_extras(img, rng, style, avoid_bottom=mrz_top / h)
+    mrz = td2_lines(identity["issuing_state"], identity["surname"], identity["given_names"],
+                    identity["document_number"], identity["nationality"], identity["date_of_birth"],
+                    identity["sex"], identity["expiry"], doc_code=d.pick(rng, ["I<", "ID", "IR", "AC", "IP"]))
+    if rng.random() < 0.7:
+        dr.rectangle([0, mrz_top, w, h], fill=d.mix(style.base, (255, 255, 255), rng.uniform(0.5, 0.9)))
+    mrz_box = _mrz_block(dr, mrz, (w * 0.05, mrz_top + h * 0.03, w * 0.95, h * 0.96))
+    if style.specimen:
+        _specimen(img, rng, style)
+    return RenderedDocument(_finish(img, rng, style), label_fields(identity), mrz, "TD2", "front", "td2_card",
+                            portrait_box, mrz_box, identity["identity_id"], page_box=(0, 0, w, h),
+                            mask=d.rounded_mask(h, w, int(h * 0.05)))
+
+
+# visa field labels: English, optionally with the issuer's language first
+VISA_LABELS = {
+    "en": ("VALID FOR", "FROM", "UNTIL", "TYPE OF VISA", "NUMBER OF ENTRIES", "DURATION OF STAY", "ISSUED IN", "ON",
+           "PASSPORT NUMBER", "SURNAME, NAME", "REMARKS", "VISA"),
+    "fr": ("VALABLE POUR", "DU", "AU", "TYPE DE VISA", "NOMBRE D'ENTRÉES", "DURÉE DU SÉJOUR", "DÉLIVRÉ À", "LE",
+           "NUMÉRO DU PASSEPORT", "NOM, PRÉNOM", "REMARQUES", "VISA"),
+    "de": ("GÜLTIG FÜR", "VOM", "BIS", "ART DES VISUMS", "ANZAHL DER EINREISEN", "DAUER DES AUFENTHALTS",
+           "AUSGESTELLT IN", "AM", "NUMMER DES REISEPASSES", "NAME, VORNAME", "ANMERKUNGEN", "VISUM"),
+    "es": ("VÁLIDO PARA", "DEL", "AL", "TIPO DE VISADO", "NÚMERO DE ENTRADAS", "DURACIÓN DE LA ESTANCIA",
+           "EXPEDIDO EN", "EL", "NÚMERO DE PASAPORTE", "APELLIDOS, NOMBRE", "OBSERVACIONES", "VISADO"),
+    "it": ("VALIDO PER", "DAL", "AL", "TIPO DI VISTO", "NUMERO DI INGRESSI", "DURATA DEL SOGGIORNO", "RILASCIATO A",
+           "IL", "NUMERO DEL PASSAPORTO", "COGNOME, NOME", "ANNOTAZIONI", "VISTO"),
+}
+VISA_VALID_FOR = ("SCHENGEN STATES", "ÉTATS SCHENGEN", "SCHENGENER STAATEN", "ESTADOS SCHENGEN")
+
+
+def render_mrv_visa(rng, identity: dict, portrait=None) -> RenderedDocument:
+    """A visa sticker, MRV-A (120 x 80 mm, 2 x 44 MRZ) or MRV-B (105 x 74 mm, 2 x 36): side ``front``.
+
+    40 % are shown stuck on a passport visa page (``extras["placement"] = "on_page"``): ``page_box`` is the
+    sticker, the rest of the image is the page. The MRZ document number is the visa number or the holder's
+    passport number (issuers choose, ICAO 9303-7); ``fields["document_number"]`` is the one in the MRZ.
+    """
+    mrv_b = rng.random() < 0.5
+    w, h = MRVB_SIZE if mrv_b else MRVA_SIZE
+    style = _Style(rng, identity["issuing_state"])
+    img = _plain_or_patterned(rng, style, w, h, plain_p=0.2)
+    dr = ImageDraw.Draw(img)
+    code, en_name, local_name, adjective = style.country
+    lang = d.pick(rng, [lg for lg in VISA_LABELS if lg != "en"]) if rng.random() < 0.6 else None
+
+    def label(i: int) -> str:
+        return f"{VISA_LABELS[lang][i]} / {VISA_LABELS['en'][i]}" if lang else VISA_LABELS["en"][i]
+
+    mrz_top = h * rng.uniform(0.76, 0.8)
+    # header: the word VISA, the issuer, and the visa number in red
+    visa_word = VISA_LABELS[lang][11] if lang else "VISA"
+    big = d.font(style.bold, int(h * rng.uniform(0.07, 0.1)))
+    word_left = rng.random() < 0.5
+    dr.text((w * (0.3 if word_left else 0.72), h * 0.025), visa_word, font=big, fill=style.accent)
+    issuer = local_name if (local_name and rng.random() < 0.5) else en_name
+    dr.text((w * 0.04, h * 0.03), issuer, font=d.fit_font(style.bold, issuer, w * 0.24, int(h * 0.05)),
+            fill=style.accent)
+    other_number = d.pick(rng, "ABCDFLMRVX") + "".join(str(int(v)) for v in rng.integers(0, 10, 8))
+    if rng.random() < 0.5:  # the MRZ carries the visa number (printed top right) ...
+        visa_number, passport_number = identity["document_number"], other_number
+    else:  # ... or the holder's passport number
+        visa_number, passport_number = other_number, identity["document_number"]
+    nf = d.font(style.bold, int(h * 0.05))
+    dr.text((w * 0.96 - nf.getlength(visa_number), h * 0.12 if not word_left else h * 0.035), visa_number, font=nf,
+            fill=(190, 30, 40) if rng.random() < 0.7 else style.value_color)
+    # portrait (or, on older stickers, a kinegram emblem where the photo would be)
+    with_photo = rng.random() < 0.85
+    ph_h = int(h * rng.uniform(0.48, 0.58))
+    ph_w = int(ph_h * 0.78)
+    px, py = int(w * 0.03), int(h * 0.16)
+    portrait_box = None
+    if with_photo:
+        pimg = _portrait(identity, portrait, ph_w, ph_h)
+        if rng.random() < 0.2:
+            pimg = np.stack([cv2.cvtColor(pimg, cv2.COLOR_RGB2GRAY)] * 3, -1)
+        img.paste(Image.fromarray(pimg), (px, py))
+        portrait_box = (px, py, px + ph_w, py + ph_h)
+    else:
+        d.rosette(dr, rng, (px + ph_w / 2, py + ph_h / 2), ph_w * 0.5, d.darker(style.line, 0.7), n=14)
+        d.emblem(dr, rng, (px + ph_w / 2, py + ph_h / 2), ph_w * 0.22, style.accent)
+    # fields: a grid of small labels with values
+    fx = px + ph_w + w * 0.035
+    fw = w * 0.965 - fx
+    ls, vs = int(h * rng.uniform(0.022, 0.027)), int(h * rng.uniform(0.036, 0.044))
+
+    def field(x, y, i, value, width):
+        text = label(i)
+        dr.text((x, y), text, font=d.fit_font(style.regular, text, width, ls, min_size=6), fill=style.label_color)
+        dr.text((x, y + ls * 1.15), value, font=d.fit_font(style.value_font, value, width, vs),
+                fill=style.value_color)
+        return y + ls * 1.15 + vs * 1.3
+
+    y = h * 0.16
+    y = field(fx, y, 0, d.pick(rng, VISA_VALID_FOR + (en_name,)), fw)
+    field(fx, y, 1, _date(identity, "date_of_issue", style), fw * 0.48)
+    y = field(fx + fw * 0.5, y, 2, _date(identity, "expiry", style), fw * 0.5)  # the MRZ expiry
+    field(fx, y, 3, d.pick(rng, ["C", "D", "A", "B-1/B-2", "F-1", "TRANSIT", "WORK"]), fw * 0.3)
+    field(fx + fw * 0.33, y, 4, d.pick(rng, ["MULT", "01", "02", "M", "1"]), fw * 0.3)
+    y = field(fx + fw * 0.66, y, 5, str(int(rng.integers(5, 181))), fw * 0.34)
+    field(fx, y, 6, identity["place_of_birth"], fw * 0.48)
+    y = field(fx + fw * 0.5, y, 7, _date(identity, "date_of_issue", style), fw * 0.5)
+    full_name = f"{identity['surname']}, {identity['given_names']}" if rng.random() < 0.6 else \
+        f"{identity['surname']} {identity['given_names']}"
+    if y + (ls + vs) * 1.3 < mrz_top:
+        field(fx, y, 8, passport_number, fw * 0.48)
+        y = field(fx + fw * 0.5, y, 10, d.pick(rng, ["", "EMPLOYMENT", "STUDIES", "TOURISM"]), fw * 0.5)
+    if y + (ls + vs) * 1.3 < mrz_top:
+        field(fx, y, 9, full_name, fw)
+    else:  # no room: the name sits just above the MRZ, across the sticker
+        nf2 = d.fit_font(style.value_font, full_name, w * 0.9, vs)
+        dr.text((w * 0.05, mrz_top - vs * 1.25), full_name, font=nf2, fill=style.value_color)
+    if rng.random() < 0.5:  # the consular officer's signature / stamp
+        d.signature(dr, rng, (w * 0.7, mrz_top - h * 0.12, w * 0.95, mrz_top - h * 0.02))
+    _security_extras(img, rng, style, avoid_bottom=mrz_top / h)
+    doc_code = d.pick(rng, ["V<", "VC", "VD", "VN", "VI", "VB"])
+    compose = mrvb_lines if mrv_b else mrva_lines
+    optional = "" if rng.random() < 0.5 else "".join(d.pick(rng, "ABCDEFGHJKLMNPRSTUVWXYZ0123456789")
+                                                    for _ in range(int(rng.integers(4, 9))))
+    mrz = compose(identity["issuing_state"], identity["surname"], identity["given_names"],
+                  identity["document_number"], identity["nationality"], identity["date_of_birth"],
+                  identity["sex"], identity["expiry"], doc_code=doc_code, optional=optional)
+    if rng.random() < 0.8:
+        dr.rectangle([0, mrz_top, w, h], fill=d.mix(style.base, (255, 255, 255), rng.uniform(0.6, 0.95)))
+    mrz_box = _mrz_block(dr, mrz, (w * 0.04, mrz_top + h * 0.03, w * 0.96, h * 0.96))
+    if style.specimen:
+        _specimen(img, rng, style)
+    if rng.random() < 0.5:  # thin frame line, as on printed stickers
+        dr.rounded_rectangle([3, 3, w - 4, h - 4], radius=int(h * 0.03), outline=d.darker(style.line, 0.5), width=3)
+    sticker = _finish(img, rng, style)
+    mask = d.rounded_mask(h, w, int(h * 0.03))
+    extras = {"layout": "mrv_b" if mrv_b else "mrv_a", "placement": "sticker"}
+    if rng.random() < 0.4:  # stuck on a passport visa page, which shows around it
+        page_w, page_h = TD3_SIZE
+        page = _facing_page(rng, page_w, page_h).copy()
+        scale = (105 if mrv_b else 120) / 125 * page_w / w  # sticker mm -> page pixels (the page is 125 mm wide)
+        sw, sh = int(w * scale), int(h * scale)
+        ox = int(rng.uniform(0.01, 0.99) * (page_w - sw))
+        oy = int(rng.uniform(0.02, 0.98) * (page_h - sh))
+        small = cv2.resize(sticker, (sw, sh), interpolation=cv2.INTER_AREA)
+        a = cv2.resize(mask, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32)[..., None] / 255.0
+        roi = page[oy:oy + sh, ox:ox + sw].astype(np.float32)
+        page[oy:oy + sh, ox:ox + sw] = (small * a + roi * (1 - a)).astype(np.uint8)
+
+        def shift(b):
+            return None if b is None else (int(b[0] * scale) + ox, int(b[1] * scale) + oy,
+                                           int(b[2] * scale) + ox, int(b[3] * scale) + oy)
+
+        extras["placement"] = "on_page"
+        return RenderedDocument(page, label_fields(identity), mrz, "MRVB" if mrv_b else "MRVA", "front", "visa",
+                                shift(portrait_box), shift(mrz_box), identity["identity_id"],
+                                page_box=(ox, oy, ox + sw, oy + sh), extras=extras)
+    return RenderedDocument(sticker, label_fields(identity), mrz, "MRVB" if mrv_b else "MRVA", "front", "visa",
+                            portrait_box, mrz_box, identity["identity_id"], page_box=(0, 0, w, h), mask=mask,
+                            extras=extras)
+
+
+def render_td3_page(rng, identity: dict, portrait=None) -> RenderedDocument:
+    """The passport data page alone (no facing page), as a tight crop or a laminated page is seen."""
+    page, mrz, portrait_box, mrz_box = _td3_page(rng, identity, portrait)
+    w, h = TD3_SIZE
+    return RenderedDocument(np.ascontiguousarray(page), label_fields(identity), mrz, "TD3", "open", "td3_passport",
+                            portrait_box, mrz_box, identity["identity_id"], page_box=(0, 0, w, h),
+                            extras={"booklet": "data_page"})
+
+
 RENDERERS = {"td1_front": render_td1_front, "td1_back": render_td1_back, "td3_open": render_td3_open,
-             "td1_both": render_td1_both}
+             "td1_both": render_td1_both, "td2_front": render_td2_front, "mrv_visa": render_mrv_visa,
+             "td3_page": render_td3_page}
 
 
 def render_document(kind: str, seed_or_rng, identity: dict | None = None, portrait: np.ndarray | None = None

@@ -1,5 +1,5 @@
-"""What people upload instead of an identity document: selfies, scenery, printed pages, screenshots,
-blank or blurred frames, and other cards (payment, business) that are NOT identity documents."""
+"""What people upload instead of an identity document: selfies, scenery, real photographs, printed pages,
+screenshots, blank or blurred frames, and other cards (payment, business) that are NOT identity documents."""
 
 from __future__ import annotations
 
@@ -457,5 +457,67 @@ def card(rng) -> tuple[np.ndarray, dict]:
     return cap.image, {"variant": variant, "capture": cap.info}
 
 
+def photo(rng) -> tuple[np.ndarray, dict]:
+    """A real photograph uploaded as it is (from the gallery, not taken of a document): a person or a scene.
+
+    The sources are scikit-image's bundled photos: the astronaut portrait, the LFW face crops (25 px,
+    upscaled: a soft, low-resolution portrait) and its scenes. Framing, colour grading, a black letterbox
+    (video stills), blur and JPEG vary. ``identity`` is set for the astronaut.
+    """
+    from docauth.synth import photos
+
+    w, h = _frame_size(rng, portrait_p=0.5)
+    info = {"style": "photo", "rotation": 0}
+    kind = rng.random()
+    identity, img = None, None
+    faces = photos.lfw_faces()
+    if kind < 0.25:
+        img = photos.face_view(rng, h, w)
+        if img is not None:
+            identity, variant = photos.REAL_FACE_IDENTITY, "photo_astronaut"
+    elif kind < 0.5 and len(faces):
+        face = faces[int(rng.integers(len(faces)))]
+        x0, y0 = int(rng.integers(0, 5)), int(rng.integers(0, 5))
+        crop = face[y0:y0 + int(rng.integers(19, 25 - y0 + 1)), x0:x0 + int(rng.integers(19, 25 - x0 + 1))]
+        img = cv2.resize(cv2.cvtColor(np.ascontiguousarray(crop), cv2.COLOR_GRAY2RGB), (w, h),
+                         interpolation=cv2.INTER_CUBIC)
+        if rng.random() < 0.7:  # tint the grey face (colour cast, sepia)
+            img = photos.channel_gain(img, rng.uniform(0.7, 1.25, size=3))
+        variant = "photo_face"
+    if img is None:
+        view = photos.random_view(rng, photos.SCENES + photos.TEXTURES + ("horse.png",), h, w, min_crop=0.3)
+        if view is None:  # scikit-image missing: a drawn scene instead
+            return scenery(rng)
+        img, variant = view[0], "photo_" + view[1].split(".")[0]
+    img = cv2.convertScaleAbs(img, alpha=float(rng.uniform(0.75, 1.25)), beta=float(rng.uniform(-25, 25)))
+    if rng.random() < 0.2:  # a video still: black bars left and right
+        bar = int(w * rng.uniform(0.1, 0.25))
+        small = cv2.resize(img, (w - 2 * bar, h), interpolation=cv2.INTER_AREA)
+        img = cv2.copyMakeBorder(small, 0, 0, bar, bar, cv2.BORDER_CONSTANT, value=(0, 0, 0))
+        variant += "_letterboxed"
+    if rng.random() < 0.3:
+        img = cv2.GaussianBlur(img, (0, 0), float(rng.uniform(0.5, 2.0)))
+    quality = int(rng.integers(55, 96))
+    info["jpeg_quality"] = quality
+    return jpeg_roundtrip(img, quality), {"identity": identity, "variant": variant, "capture": info}
+
+
+def card_crop(rng) -> tuple[np.ndarray, dict]:
+    """A payment, business or member card cropped tightly (like ``doc_crop`` documents): not a document."""
+    from docauth.synth.crop import crop_capture
+
+    k = rng.random()
+    if k < 0.45:
+        flat, variant = _payment_card(rng), "payment_card"
+    elif k < 0.75:
+        flat, variant = _business_card(rng), "business_card"
+    else:
+        flat, variant = _badge(rng), "badge"
+    mask = d.rounded_mask(flat.shape[0], flat.shape[1], int(min(flat.shape[:2]) * 0.06))
+    cap = crop_capture(flat, rng, mask=mask)
+    cap.info["card_corners"] = cap.corners
+    return cap.image, {"variant": variant, "capture": cap.info}
+
+
 NONDOC_RENDERERS = {"selfie": selfie, "scenery": scenery, "letter": letter, "screenshot": screenshot,
-                    "blank": blank, "card": card}
+                    "blank": blank, "card": card, "photo": photo, "card_crop": card_crop}

@@ -99,3 +99,16 @@ def random_view(rng, names, h: int, w: int, min_crop: float = 0.35) -> tuple[np.
         crop = crop[:, ::-1]
     out = cv2.resize(np.ascontiguousarray(crop), (w, h), interpolation=cv2.INTER_AREA)
     return channel_gain(out, rng.uniform(0.75, 1.2, size=3)), name
+
+
+@functools.lru_cache(maxsize=1)
+def lfw_faces() -> np.ndarray:
+    """scikit-image's bundled LFW subset: the first 100 of its 200 25x25 grey crops are faces (uint8)."""
+    root = _data_dir()
+    path = os.path.join(root, "lfw_subset.npy") if root else None
+    if path is None or not os.path.exists(path):
+        return np.zeros((0, 25, 25), np.uint8)
+    faces = np.load(path, allow_pickle=False)[:100]
+    out = (np.clip(faces, 0, 1) * 255).astype(np.uint8)
+    out.setflags(write=False)
+    return out
