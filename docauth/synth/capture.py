@@ -233,7 +233,7 @@ def capture_document(image: np.ndarray, rng: np.random.Generator, style: str = "
     h, w = image.shape[:2]
     info: dict = {"style": style, "rotation": rotation}
     if style == "phone":
-        long_side = int(rng.integers(800, 1281))
+        long_side = int(rng.integers(1280, 2049))  # what capture apps upload (1-3 MP), not a thumbnail
         aspect = float(rng.choice([4 / 3, 16 / 9, 3 / 2]))
         doc_is_wide = (w >= h) == (rotation in (0, 180))
         portrait_frame = rng.random() < (0.2 if doc_is_wide else 0.8)
@@ -252,7 +252,7 @@ def capture_document(image: np.ndarray, rng: np.random.Generator, style: str = "
         tilt = float(rng.normal(0, 1.2))
         jitter = 0.0
         if variant == "bed":
-            long_side = int(rng.integers(1000, 1281))
+            long_side = int(rng.integers(1400, 2201))  # the bed region at ~150-200 dpi
             fh, fw = long_side, int(long_side / 1.414)
             if rotation in (90, 270) and rng.random() < 0.5:
                 fw, fh = fh, fw  # landscape scan of a sideways document
@@ -269,7 +269,7 @@ def capture_document(image: np.ndarray, rng: np.random.Generator, style: str = "
         else:
             rot_w, rot_h = (w, h) if rotation in (0, 180) else (h, w)
             margin = rng.uniform(0.01, 0.06)
-            long_side = int(rng.integers(640, 1101))
+            long_side = int(rng.integers(900, 1501))  # a cropped card or page at ~250-300 dpi
             s = long_side / max(rot_w, rot_h)
             fw, fh = int(rot_w * s * (1 + 2 * margin)), int(rot_h * s * (1 + 2 * margin))
             bg = np.full((fh, fw, 3), int(rng.uniform(235, 256)), np.uint8)

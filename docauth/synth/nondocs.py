@@ -21,7 +21,7 @@ WORDS = ("the of and to in is for that with on as this be by are from at or we a
 
 
 def _frame_size(rng, portrait_p: float = 0.5) -> tuple[int, int]:
-    long_side = int(rng.integers(720, 1281))
+    long_side = int(rng.integers(1280, 2049))  # phone photos as capture apps upload them
     aspect = float(rng.choice([4 / 3, 16 / 9, 3 / 2]))
     w, h = long_side, int(long_side / aspect)
     return (h, w) if rng.random() < portrait_p else (w, h)
