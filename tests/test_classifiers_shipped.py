@@ -26,7 +26,7 @@ DOCAUTH = Path(sys.executable).parent / "docauth"
 # NOTE: issue 2 asks for 0.99 / 0.97; the shipped models do not reach that yet (docs/training.md).
 MIN_DOCUMENT_ACCURACY = 0.93
 MIN_SIDE_ACCURACY = 0.85
-RECORDED_TEST_BARS = {"document": 0.95, "side": 0.90}
+RECORDED_TEST_BARS = {"document": 0.97, "side": 0.92}  # shipped: 0.980, 0.936
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,8 @@ def test_model_files_small_and_metadata_complete(name, labels):
     assert metrics["validation"]["accuracy"] is not None
     assert metrics["test"]["seed"] in seeds.TEST and metrics["test"]["count"] > 0
     assert metrics["test"]["accuracy"] >= RECORDED_TEST_BARS[name]
-    assert metrics["test"]["count"] >= 999  # 2,000 images; the side model is scored on their documents
+    # 2,000 images; the side model is scored on those of their documents that show one side (~41 %)
+    assert metrics["test"]["count"] >= (999 if name == "document" else 800)
 
 
 def test_shipped_models_accuracy_on_fresh_synthetic_images(clf, fresh_set):
@@ -77,6 +78,18 @@ def test_stage_on_full_size_images_matches_cached_preprocessing(clf):
     cached = synthetic_set(seeds.TESTS.nth(3), 6, use_cache=False)
     scores = [float(p[1]) for p in clf.document_model.predict(preprocess.scale(cached.images))]
     assert [r.document_score for r in results] == pytest.approx(scores, abs=1e-5)
+
+
+def test_specks_and_slivers_are_never_documents(clf):
+    from docauth.classifiers.stage import MIN_DOCUMENT_SIDE
+
+    card = generate_sample(seeds.TESTS.nth(2), 0, "td1_front").image
+    sliver = card[:MIN_DOCUMENT_SIDE - 1]
+    small_card = preprocess.resize_uint8(card, 2 * MIN_DOCUMENT_SIDE, 3 * MIN_DOCUMENT_SIDE)
+    results = clf([np.full((1, 1, 3), 200, np.uint8), sliver, small_card])
+    assert [r.is_document for r in results[:2]] == [False, False]
+    assert results[0].document_score == 0.0 and results[0].side is None
+    assert results[2].document_score > 0.0  # a small but whole card still goes to the model
 
 
 @pytest.fixture(scope="module")

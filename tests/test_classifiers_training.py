@@ -122,7 +122,7 @@ def test_stage_batches_images_of_any_size_and_exports_json_safe(tiny_models_dir)
 
 
 def test_threshold_decides_document_and_side_presence(tiny_models_dir):
-    img = np.full((40, 60, 3), 128, np.uint8)
+    img = np.full((80, 120, 3), 128, np.uint8)
     always = DocumentClassifier.load(tiny_models_dir, threshold=0.0)([img])[0]
     never = DocumentClassifier.load(tiny_models_dir, threshold=1.01)([img])[0]
     assert always.is_document and always.side in SIDE_LABELS

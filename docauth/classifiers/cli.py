@@ -112,13 +112,14 @@ def _human(body: dict) -> str:
               help="Continue training from <dir>/<task>.keras instead of random weights (fine-tuning).")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes generating samples (the cores are shared: keep this low).")
+@click.option("--threads", type=click.IntRange(min=1), default=2, show_default=True,
+              help="TensorFlow intra-op threads for training (match the cores you may use).")
 @click.option("--test-count", type=click.IntRange(min=0), default=2000, show_default=True,
               help="Evaluate on this many fresh TEST-seed samples afterwards and record the metrics (0: skip).")
 @click.option("--no-real", is_flag=True, help="Skip the evaluation on ../shared/data.")
 def train_classifiers(train_count, val_count, epochs, batch_size, learning_rate, out_dir, tasks, train_seed,
                       val_seed, random_seed, documents_count, both_count, extra_count, flat_count, extra_train,
-                      init_from,
-                      workers, test_count, no_real):
+                      init_from, workers, threads, test_count, no_real):
     """Train the document and side classifiers from scratch on synthetic data (tf.data pipeline)."""
     from docauth.classifiers.recipe import DataSpec, train_both
     from docauth.classifiers.train import TrainConfig
@@ -131,7 +132,8 @@ def train_classifiers(train_count, val_count, epochs, batch_size, learning_rate,
                     documents_count=documents_count, both_count=both_count, extra_count=extra_count,
                     flat_count=flat_count,
                     extra_train=tuple(_parse_extra(e) for e in extra_train))
-    config = TrainConfig(epochs=epochs, batch_size=batch_size, learning_rate=learning_rate, seed=random_seed)
+    config = TrainConfig(epochs=epochs, batch_size=batch_size, learning_rate=learning_rate, seed=random_seed,
+                         threads=threads)
     command = "docauth train classifiers " + " ".join(sys.argv[3:]) if len(sys.argv) > 3 else \
         "docauth train classifiers"
     train_both(spec, config, out_dir, tasks=tuple(tasks) or ("document", "side"), workers=workers,

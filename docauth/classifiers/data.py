@@ -71,6 +71,8 @@ def labels_from_sample_label(label: dict) -> tuple[int, int, str]:
     side = label.get("side")
     side_index = SIDE_LABELS.index(side) if (is_doc and side in SIDE_LABELS) else NO_SIDE
     kind = str(label.get("category") or label.get("kind") or ("document" if is_doc else "other"))
+    if kind == "doc_crop" and label.get("variant"):  # which document was cropped
+        kind = f"doc_crop:{label['variant']}"
     return is_doc, side_index, kind
 
 
@@ -90,11 +92,13 @@ def default_cache_dir() -> Path:
     return default_data_dir() / "cache" / "classifiers"
 
 
-def _generate_chunk(seed: int, start: int, stop: int, height: int, width: int,
-                    subset: str = "mix") -> LabelledImages:
+def _generate_chunk_sizes(seed: int, start: int, stop: int, sizes: tuple[tuple[int, int], ...],
+                          subset: str = "mix") -> dict[tuple[int, int], LabelledImages]:
+    """Samples ``start..stop-1`` resized to each of ``sizes`` (each sample is rendered once)."""
     from docauth.synth import generate_sample
 
-    images, is_doc, side, kind = [], [], [], []
+    images: dict[tuple[int, int], list] = {size: [] for size in sizes}
+    is_doc, side, kind = [], [], []
     for index in range(start, stop):
         if subset == "extra":
             from docauth.classifiers.extra import extra_sample
@@ -116,11 +120,13 @@ def _generate_chunk(seed: int, start: int, stop: int, height: int, width: int,
             sample = generate_sample(seed, index)
             image, label = sample.image, sample.label
         d, s, k = labels_from_sample_label(label)
-        images.append(preprocess.resize_uint8(image, height, width))
+        for (height, width), out in images.items():
+            out.append(preprocess.resize_uint8(image, height, width))
         is_doc.append(d)
         side.append(s)
         kind.append(k)
-    return LabelledImages(np.stack(images), np.array(is_doc, np.int8), np.array(side, np.int8), np.array(kind))
+    labels = (np.array(is_doc, np.int8), np.array(side, np.int8), np.array(kind))
+    return {size: LabelledImages(np.stack(out), *labels) for size, out in images.items()}
 
 
 SUBSETS = {
@@ -171,12 +177,16 @@ def synthetic_set(
     progress: Callable[[str], None] | None = None,
     version: str | None = None,
     subset: str = "mix",
+    also_cache_sizes: tuple[tuple[int, int], ...] = (),
 ) -> LabelledImages:
     """Samples ``0..count-1`` of ``subset`` (see :data:`SUBSETS`), preprocessed; cached by chunk when ``use_cache``.
 
     ``version``: read the cache of an *earlier* generator version (by its hash) instead of the
     current one; nothing is generated then, and a missing chunk is an error.
+    ``also_cache_sizes``: (height, width) pairs to cache as well when a chunk is generated (rendering
+    dominates the cost; comparing input sizes then needs no second rendering).
     """
+    sizes = ((height, width),) + tuple(tuple(sz) for sz in also_cache_sizes if tuple(sz) != (height, width))
     cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
     if subset not in SUBSETS:
         raise ValueError(f"unknown subset {subset!r}; expected one of {', '.join(SUBSETS)}")
@@ -200,11 +210,15 @@ def synthetic_set(
     if missing and progress:
         progress(f"generating {sum(m[2] - m[0] for m in missing)} samples (seed {seed}) with {workers} worker(s)")
 
-    def store(item, data):
+    def store(item, by_size):
         start, stop, full_stop, path = item
         if use_cache:
-            _save(path, data)
-        parts[(start, stop)] = _slice(data, 0, stop - start)
+            _save(path, by_size[(height, width)])
+            for size in sizes[1:]:
+                other = _chunk_path(cache_dir, seed, start, full_stop, size[0], size[1], version, subset)
+                if not other.is_file():
+                    _save(other, by_size[size])
+        parts[(start, stop)] = _slice(by_size[(height, width)], 0, stop - start)
 
     if workers > 1 and len(missing) > 1:
         import multiprocessing
@@ -212,7 +226,7 @@ def synthetic_set(
         # spawn: never fork a process that may already hold TensorFlow's threads.
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            futures = {pool.submit(_generate_chunk, seed, m[0], m[2] if use_cache else m[1], height, width,
+            futures = {pool.submit(_generate_chunk_sizes, seed, m[0], m[2] if use_cache else m[1], sizes,
                                    subset): m for m in missing}
             for n, fut in enumerate(futures):
                 store(futures[fut], fut.result())
@@ -220,7 +234,7 @@ def synthetic_set(
                     progress(f"  chunk {n + 1}/{len(missing)} done")
     else:
         for n, m in enumerate(missing):
-            store(m, _generate_chunk(seed, m[0], m[2] if use_cache else m[1], height, width, subset))
+            store(m, _generate_chunk_sizes(seed, m[0], m[2] if use_cache else m[1], sizes, subset))
             if progress:
                 progress(f"  chunk {n + 1}/{len(missing)} done")
     if not bounds:

@@ -45,6 +45,12 @@ AUGMENTATION = [
 ]
 
 
+# Each supplementary subset draws from its own seed (train seed + offset, still in the TRAIN range): on the
+# train seed itself, index i of "documents" or "both" would often repeat index i of the mix (same category,
+# same random stream), i.e. duplicate images instead of new ones.
+SUBSET_SEED_OFFSET = {"documents": 1, "both": 2, "extra": 3, "flat": 4}
+
+
 @dataclass
 class DataSpec:
     train_seed: int
@@ -66,7 +72,8 @@ class DataSpec:
         for subset, count in (("documents", self.documents_count), ("both", self.both_count),
                               ("extra", self.extra_count), ("flat", self.flat_count)):
             if count:
-                out.append({"subset": subset, "seed": self.train_seed, "count": count, "generator_version": None})
+                out.append({"subset": subset, "seed": self.train_seed + SUBSET_SEED_OFFSET[subset], "count": count,
+                            "generator_version": None})
         for version, seed, count, subset in self.extra_train:
             out.append({"subset": subset, "seed": seed, "count": count, "generator_version": version})
         return out

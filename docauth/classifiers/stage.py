@@ -7,7 +7,8 @@
 
 Images go through the models in batches of at most ``max_batch_size``. The side
 model runs only on the images the document model accepted (its answer on a
-non-document means nothing, and skipping it saves time).
+non-document means nothing, and skipping it saves time). Images under
+``MIN_DOCUMENT_SIDE`` pixels on the shorter side are never documents.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ from docauth.errors import ModelError
 
 DOCUMENT_MODEL = "document"
 SIDE_MODEL = "side"
+# Below this many pixels on the shorter side nothing on a document could be read or verified (a TD1
+# card's text lines would be under 2 px tall), and an upscaled speck is a flat colour the document
+# model has never seen: such images are not documents, whatever the model says.
+MIN_DOCUMENT_SIDE = 64
 
 
 @dataclass
@@ -39,6 +44,10 @@ class Classification:
             "side": self.side,
             "side_scores": {k: round(float(v), 6) for k, v in self.side_scores.items()},
         }
+
+
+def image_sizes(images: Sequence[np.ndarray]) -> list[tuple[int, int]]:
+    return [tuple(int(v) for v in np.shape(image)[:2]) for image in images]
 
 
 class DocumentClassifier:
@@ -93,11 +102,16 @@ class DocumentClassifier:
             side_probs[accepted] = self._run(self.side_model, batch[accepted])
         return doc_probs, side_probs
 
-    def postprocess(self, doc_probs: np.ndarray, side_probs: np.ndarray) -> list[Classification]:
+    def postprocess(self, doc_probs: np.ndarray, side_probs: np.ndarray,
+                    sizes: Sequence[tuple[int, int]] | None = None) -> list[Classification]:
+        """Probabilities -> results; ``sizes``: the original (height, width) of each image, when known."""
         out = []
-        for p_doc, p_side in zip(doc_probs, side_probs):
+        sizes = list(sizes) if sizes is not None else [None] * len(doc_probs)
+        for p_doc, p_side, size in zip(doc_probs, side_probs, sizes):
             score = float(p_doc[1])
-            if score >= self.threshold and not np.isnan(p_side).any():
+            if size is not None and min(size) < MIN_DOCUMENT_SIDE:
+                out.append(Classification(False, 0.0, None, {}))
+            elif score >= self.threshold and not np.isnan(p_side).any():
                 scores = {label: float(v) for label, v in zip(self.side_labels, p_side)}
                 out.append(Classification(True, score, self.side_labels[int(np.argmax(p_side))], scores))
             else:
@@ -108,7 +122,7 @@ class DocumentClassifier:
         images = list(images)
         if not images:
             return []
-        return self.postprocess(*self.predict(self.preprocess(images)))
+        return self.postprocess(*self.predict(self.preprocess(images)), sizes=image_sizes(images))
 
     def _run(self, model, batch: np.ndarray) -> np.ndarray:
         outs = [model.predict(batch[i:i + self.max_batch_size]) for i in range(0, len(batch), self.max_batch_size)]

@@ -38,6 +38,9 @@ class TrainConfig:
     warmup_fraction: float = 0.05
     weight_decay: float = 1e-4
     augment: bool = True
+    # rot90 share: the fraction of each batch turned by a random quarter turn (1.0: every orientation equally
+    # often; 0: only the generator's own rotations, 70 % upright as in real uploads)
+    rotate_share: float = 1.0
     seed: int = 1
     threads: int = 2
     verbose: int = 1
@@ -69,7 +72,7 @@ def _to_float(image):
     return tf.cast(image, tf.float32) * (1.0 / 255.0)
 
 
-def _augment_batch(images, labels, seed):
+def _augment_batch(images, labels, seed, rotate_share: float = 1.0):
     """A shuffled batch, float32 [0, 1], augmented with cheap vectorised ops; ``seed``: stateless (2,) seed.
 
     Measured on this machine (2 shared cores, batch 64): per-image ``map`` augmentation ran at
@@ -83,10 +86,13 @@ def _augment_batch(images, labels, seed):
     n = tf.shape(images)[0]
     # 90-degree rotations: the batch is shuffled, so rotating its quarters by k = 0, 1, 2, 3
     # (after a random cyclic offset) gives every image a random k at the cost of one copy.
+    # With rotate_share < 1 only the first part of the (shuffled) batch is rotated.
     offset = tf.random.stateless_uniform([], seeds[0], 0, 4, dtype=tf.int32)
-    quarter = (n + 3) // 4
-    parts = [tf.image.rot90(images[i * quarter:(i + 1) * quarter], (i + offset) % 4) for i in range(4)]
-    images = tf.concat(parts, axis=0)
+    n_rot = tf.cast(tf.math.round(tf.cast(n, tf.float32) * rotate_share), tf.int32)
+    quarter = (n_rot + 3) // 4
+    parts = [tf.image.rot90(images[i * quarter:tf.minimum((i + 1) * quarter, n_rot)], (i + offset) % 4)
+             for i in range(4)]
+    images = tf.concat(parts + [images[n_rot:]], axis=0)
     brightness = tf.random.stateless_uniform([n, 1, 1, 1], seeds[1], -0.12, 0.12)
     contrast = tf.random.stateless_uniform([n, 1, 1, 1], seeds[2], 0.75, 1.25)
     saturation = tf.random.stateless_uniform([n, 1, 1, 1], seeds[3], 0.6, 1.4)
@@ -98,7 +104,7 @@ def _augment_batch(images, labels, seed):
 
 
 def make_dataset(images: np.ndarray, labels: np.ndarray, *, batch_size: int, training: bool, seed: int = 1,
-                 augment: bool = True):
+                 augment: bool = True, rotate_share: float = 1.0):
     """tf.data pipeline over preprocessed ``uint8`` images and integer labels."""
     import tensorflow as tf
 
@@ -109,7 +115,7 @@ def make_dataset(images: np.ndarray, labels: np.ndarray, *, batch_size: int, tra
     if training and augment:
         # A stateless seed per batch, (seed, running batch number): different every epoch, reproducible.
         ds = tf.data.Dataset.zip((ds, tf.data.Dataset.counter())).map(
-            lambda xy, i: _augment_batch(xy[0], xy[1], tf.stack([tf.cast(seed, tf.int64), i])),
+            lambda xy, i: _augment_batch(xy[0], xy[1], tf.stack([tf.cast(seed, tf.int64), i]), rotate_share),
             num_parallel_calls=tf.data.AUTOTUNE,
         )
     return ds.prefetch(tf.data.AUTOTUNE)
@@ -162,7 +168,7 @@ def train_classifier(
     model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy", metrics=["accuracy"])
 
     train_ds = make_dataset(train_x, train_y, batch_size=config.batch_size, training=True, seed=config.seed,
-                            augment=config.augment)
+                            augment=config.augment, rotate_share=config.rotate_share)
     val_ds = None
     if len(val_x):
         val_ds = make_dataset(val_x, val_y, batch_size=256, training=False)

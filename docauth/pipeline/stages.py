@@ -61,9 +61,11 @@ class BatchedClassifier:
         images = list(images)
         if len(images) != 1:
             return self.inner(images)
+        from docauth.classifiers.stage import image_sizes
+
         out = self.batcher(self.inner.preprocess(images))
         n_doc = out.shape[1] - len(self.inner.side_labels)
-        return self.inner.postprocess(out[:, :n_doc], out[:, n_doc:])
+        return self.inner.postprocess(out[:, :n_doc], out[:, n_doc:], sizes=image_sizes(images))
 
     @property
     def mode(self):
