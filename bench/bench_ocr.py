@@ -3,11 +3,11 @@
     nice -n 10 .venv/bin/python bench/bench_ocr.py [--images 30] [--write-docs]
 
 Speed: the process is pinned to one CPU core (sched_setaffinity), TensorFlow
-and Tesseract run single-threaded. "MRZ reading" = locate + rectify + orient +
-MRZ detection + glyph classification + parsing of one synthetic card photo
+and Tesseract run single-threaded. "MRZ reading" = text direction + MRZ detection +
+line recognition + parsing + locate + rectify of one synthetic card photo
 (``td1_back``, phone style); "full OCR" adds the printed fields (Tesseract)
 and the cross-check. Medians over ``--images`` captures (first call excluded:
-it traces the TF graph).
+it loads and warms the models).
 
 Targets (issue 3): MRZ reading <= 150 ms median, full OCR <= 600 ms.
 ``--write-docs`` replaces the OCR section of docs/benchmarks.md.
@@ -141,14 +141,15 @@ def write_docs(speed, spec, peye, n_images, eval_json=None) -> None:
         "<!-- ocr:begin -->",
         "## OCR (locate, MRZ, printed fields)",
         "",
-        "Method: document quad from Canny/colour-segmentation contours (whole image when none), warp, quarter-turn "
-        "from the MRZ (both readings of the line pair; the valid / more confident one wins) or, without an MRZ, "
-        "from label-above-value layout votes; MRZ zone from connected-component text lines (2-3 long, "
-        "regular, aligned lines), cut into N cells on a grid fitted to the glyph centres (N = 30/36/44), each "
-        "cell classified by a small Keras CNN (`models/mrz_glyphs`, 37 classes, trained by `docauth train mrz` "
-        "on rendered OCR-B MRZs plus synthetic captures); its top-3 probabilities drive the check-digit "
-        "correction in `docauth.ocr.mrz.parse_mrz`. Printed fields: one Tesseract call over a mosaic of "
-        "the text boxes, labels matched by keyword, content fallbacks (dates, number, sex, nationality, names).",
+        "Method: the MRZ is searched on the photo as taken: the text direction (0-180 degrees) from the "
+        "directions between neighbouring glyphs, the image turned level, MRZ lines from connected-component text "
+        "lines (2-3 long, aligned, fixed-pitch, equally long lines), each line cut into a 32x768 strip and read by "
+        "a CTC line recogniser (`models/mrz_lines`, trained by `docauth train mrz` on rendered OCR-B MRZs plus "
+        "synthetic captures), both ways up in one batch; its per-character alternatives drive the check-digit "
+        "correction in `docauth.ocr.mrz.parse_mrz`. The document quad comes from the outline model "
+        "(`models/outline`, a small segmentation network), the quarter-turn from the MRZ or, without one, from "
+        "label-above-value layout votes. Printed fields: one Tesseract call over a mosaic of the text boxes, "
+        "labels matched by keyword (fuzzily), content fallbacks (dates, number, sex, nationality, names).",
         "",
         f"Measured {dt.date.today().isoformat()} on {_cpu_name()}, pinned to 1 core "
         f"(`nice -n 10 .venv/bin/python bench/bench_ocr.py --write-docs`; other jobs shared the machine).",
@@ -170,7 +171,7 @@ def write_docs(speed, spec, peye, n_images, eval_json=None) -> None:
             "",
             "| reader | MRZ exact | reported valid but wrong | median time |",
             "|---|---|---|---|",
-            f"| docauth (glyph CNN + check-digit correction) | {spec['mrz_exact']}/{spec['count']} "
+            f"| docauth (CTC line recogniser + check-digit correction) | {spec['mrz_exact']}/{spec['count']} "
             f"({spec['mrz_exact_rate']:.1%}) | {spec['false_valid']} | {spec['median_ms']:.0f} ms |",
         ]
         if peye is not None:

@@ -65,6 +65,7 @@ HELP = {
     "batch": "Scan an archive of images into a JSONL file.",
     "classifiers": "The document and side classifiers.",
     "mrz": "The MRZ line recogniser.",
+    "outline": "The document outline (localisation) model.",
     "faces": "Face matching on real photos.",
 }
 
@@ -88,7 +89,8 @@ COMMANDS = {
 train = lazy_group(
     "train",
     "Train models from generated data.",
-    {"classifiers": "docauth.classifiers.cli:train_classifiers", "mrz": "docauth.ocr.cli:train_mrz"},
+    {"classifiers": "docauth.classifiers.cli:train_classifiers", "mrz": "docauth.ocr.cli:train_mrz",
+     "outline": "docauth.ocr.cli:train_outline"},
 )
 evaluate = lazy_group(
     "eval",

@@ -32,8 +32,8 @@ import pytest
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DOCAUTH_CMD = [sys.executable, "-m", "docauth"]
-STANDIN_CACHE = Path(tempfile.gettempdir()) / "docauth-test-standin-models-v1"
-REQUIRED_MODELS = ("document", "side", "mrz_glyphs")
+STANDIN_CACHE = Path(tempfile.gettempdir()) / "docauth-test-standin-models-v3"
+REQUIRED_MODELS = ("document", "side", "mrz_lines")
 
 
 def free_port() -> int:
@@ -57,12 +57,11 @@ def test_models_dir() -> Path:
     code = (
         "import sys\n"
         "from docauth.runtime.standin import build_standin_model as b\n"
-        "from docauth.ocr.glyphs import LABELS\n"
-        "from docauth.ocr.mrzread import CELL_H, CELL_W\n"
+        "from docauth.ocr import mrzlines\n"
         "d = sys.argv[1]\n"
         "b(d, 'document', height=128, width=128, labels=('not_document', 'document'), seed=1)\n"
         "b(d, 'side', height=128, width=128, labels=('front', 'back', 'open'), seed=2)\n"
-        "b(d, 'mrz_glyphs', height=CELL_H, width=CELL_W, channels=1, labels=tuple(LABELS), seed=3)\n"
+        "mrzlines.write_model(mrzlines.build_model()[1], d, training={'note': 'untrained stand-in'}, metrics={})\n"
     )
     subprocess.run([sys.executable, "-c", code, str(building)], check=True, capture_output=True, timeout=300,
                    env=_base_env())

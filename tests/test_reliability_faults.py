@@ -192,7 +192,7 @@ def _serve_with_models(models_dir: Path, tmp_path: Path) -> subprocess.Completed
 def test_broken_model_file_stops_serve_with_a_clear_error(tmp_path, fault):
     models = tmp_path / "models"
     shutil.copytree(test_models_dir(), models)
-    name = {"corrupt_keras": "document.keras", "truncated_keras": "side.keras", "missing_keras": "mrz_glyphs.keras",
+    name = {"corrupt_keras": "document.keras", "truncated_keras": "side.keras", "missing_keras": "mrz_lines.keras",
             "corrupt_metadata": "document.json", "missing_metadata": "side.json"}[fault]
     target = models / name
     if fault.startswith("missing"):

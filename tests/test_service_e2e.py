@@ -22,7 +22,7 @@ from pipeline_support import ASTRONAUT_PERSON, OTHER_PERSON, astronaut_portrait,
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCAUTH = ROOT / ".venv" / "bin" / "docauth"
-MODELS = ("document", "side", "mrz_glyphs")
+MODELS = ("document", "side", "mrz_lines")
 # A phone capture of an ID card front that the shipped models read whole (the phone style varies scale,
 # blur, glare and rotation per seed; OCR of printed fields is the weakest stage, see docs/benchmarks.md).
 DOC_SEED, DOC_KIND = 8, "td1_front"

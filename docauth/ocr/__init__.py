@@ -1,14 +1,15 @@
 """OCR stage: locate and rectify the document, read the MRZ (ICAO 9303), read the printed fields.
 
     from docauth.ocr import DocumentReader, parse_mrz
-    reader = DocumentReader.load()      # loads models/mrz_glyphs through docauth.runtime
+    reader = DocumentReader.load()      # loads models/mrz_lines through docauth.runtime
     result = reader(rgb)                # OCRResult; result.export() is JSON-safe
     parse_mrz("P<UTO...|L898902C3...")  # MRZResult; never raises
 
-Modules: ``mrz`` (parser, checks, corrections), ``mrzread`` (zone finder and
-cell cutter), ``glyphs`` (glyph-classifier training data and training),
-``locate`` (document quad, warp, quarter-turns), ``viz`` (printed fields with
-Tesseract), ``reader`` (the stage object), ``evaluate``, ``cli``.
+Modules: ``mrz`` (parser, checks, corrections), ``mrzread`` (text direction,
+zone finder, line strips), ``mrzlines`` (the CTC line recogniser: model,
+decoding, training), ``mrzrender`` (rendered MRZs for training), ``locate``
+(document quad, warp, quarter-turns), ``viz`` (printed fields with Tesseract),
+``reader`` (the stage object), ``evaluate``, ``cli``.
 Importing this package loads no ML framework.
 """
 

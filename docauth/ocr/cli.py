@@ -14,23 +14,43 @@ from docauth.errors import DocauthError
 
 @click.command("mrz")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where to write mrz_glyphs.keras/.json (default: the models directory).")
-@click.option("--blocks", default=2500, show_default=True, help="Rendered MRZ blocks to train on.")
-@click.option("--epochs", default=4, show_default=True)
-@click.option("--captures", default=1200, show_default=True,
-              help="Synthetic document captures (docauth.synth, TRAIN seeds) to cut extra cells from.")
+              help="Where to write mrz_lines.keras/.json (default: the models directory).")
+@click.option("--blocks", default=12000, show_default=True, help="Rendered MRZ blocks to cut line strips from.")
+@click.option("--captures", default=4000, show_default=True,
+              help="Synthetic document captures (docauth.synth, TRAIN seeds) to cut line strips from.")
+@click.option("--epochs", default=6, show_default=True)
+@click.option("--batch-size", default=32, show_default=True)
 @click.option("--seed", default=9303, show_default=True)
 @click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Keep the cut cells in this .npz and reuse them on the next run.")
+              help="Keep the cut strips in this .npz and reuse them on the next run.")
 @click.option("--init", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="Start from this .keras model (fine-tune) instead of from scratch.")
-def train_mrz(out_dir, blocks, epochs, captures, seed, cache, init):
-    """Train the MRZ glyph classifier on rendered OCR-B MRZs (a few minutes on 2 cores)."""
+def train_mrz(out_dir, blocks, captures, epochs, batch_size, seed, cache, init):
+    """Train the MRZ line recogniser (CTC) on rendered MRZs and synthetic captures."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     from docauth.config import default_models_dir
-    from docauth.ocr.glyphs import train
+    from docauth.ocr.mrzlines import train
 
-    meta = train(out_dir or default_models_dir(), blocks=blocks, epochs=epochs, seed=seed, captures=captures, cache=cache, init=init,
+    meta = train(out_dir or default_models_dir(), blocks=blocks, captures=captures, epochs=epochs, seed=seed,
+                 cache=cache, init=init, batch_size=batch_size, log=lambda m: click.echo(m, err=True))
+    click.echo(json.dumps(meta["metrics"]))
+
+
+@click.command("outline")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where to write outline.keras/.json (default: the models directory).")
+@click.option("--count", default=8000, show_default=True, help="Generated training captures (default mix).")
+@click.option("--val-count", default=600, show_default=True)
+@click.option("--epochs", default=12, show_default=True)
+@click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Keep the generated images and masks in this .npz and reuse them on the next run.")
+def train_outline(out_dir, count, val_count, epochs, cache):
+    """Train the document outline model on generated captures (their labels carry the corners)."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    from docauth.config import default_models_dir
+    from docauth.ocr.outline import train
+
+    meta = train(out_dir or default_models_dir(), count=count, val_count=val_count, epochs=epochs, cache=cache,
                  log=lambda m: click.echo(m, err=True))
     click.echo(json.dumps(meta["metrics"]))
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from docauth.ocr.viz import _norm_name
+from docauth.ocr.viz import _norm_name, _strip_accents
 
 EVAL_FIELDS = ("surname", "given_names", "date_of_birth", "document_number", "expiry_date", "nationality", "sex")
 
@@ -73,13 +73,21 @@ def _field_value(name: str, label: dict):
 
 
 def field_equal(name: str, got, truth) -> bool:
-    """Exact match; names compare in MRZ transliteration (the MRZ cannot carry diacritics)."""
+    """Exact match; names compare in either ICAO transliteration of their diacritics (the MRZ cannot
+    carry them: ``MÜLLER`` is ``MUELLER`` or ``MULLER``), case and spacing aside.
+
+    >>> field_equal("surname", "MULLER", "Müller"), field_equal("surname", "MUELLER", "MÜLLER")
+    (True, True)
+    >>> field_equal("surname", "MILLER", "MÜLLER"), field_equal("document_number", "L898902C3", "L898902C3")
+    (False, True)
+    """
     if truth in (None, ""):
         return got in (None, "")
     if got in (None, ""):
         return False
     if name in ("surname", "given_names"):
-        return _norm_name(str(got)) == _norm_name(str(truth))
+        return (_norm_name(str(got)) == _norm_name(str(truth))
+                or _norm_name(_strip_accents(str(got))) == _norm_name(_strip_accents(str(truth))))
     return str(got).strip().upper() == str(truth).strip().upper()
 
 

@@ -1,7 +1,9 @@
 """Find the document in a photo or scan and warp it to an upright, flat view.
 
-The quadrilateral comes from the strongest closed outline that is large,
-convex and plausibly shaped: Canny edges and a colour/brightness
+With the outline model (:mod:`docauth.ocr.outline`) the quadrilateral is
+fitted to the pixels it marks as document. Without it, or when it marks
+nothing, the quadrilateral comes from the strongest closed outline that is
+large, convex and plausibly shaped: Canny edges and a colour/brightness
 segmentation both propose contours; each is reduced to four corners
 (``approxPolyDP``, or the minimum-area rectangle of its hull when rounded card
 corners defeat the polygon fit). With nothing convincing the whole image is
@@ -120,7 +122,20 @@ def _score_quad(q: np.ndarray, area_img: float, cv2) -> float:
     return frac * para
 
 
-def locate_document(rgb: np.ndarray) -> Located:
+def locate_document(rgb: np.ndarray, outline_model=None) -> Located:
+    """The document's quad; ``outline_model`` (the runtime handle of the outline model) when loaded."""
+    if outline_model is not None:
+        from docauth.ocr.outline import mask_to_quad, preprocess
+
+        mask = outline_model.predict(preprocess(rgb)[None])[0, ..., 0]
+        fitted = mask_to_quad(mask, rgb.shape)
+        if fitted is not None:
+            quad, share = fitted
+            return Located(quad, True, share, {"method": "outline_model"})
+    return _locate_by_contours(rgb)
+
+
+def _locate_by_contours(rgb: np.ndarray) -> Located:
     import cv2
 
     H, W = rgb.shape[:2]

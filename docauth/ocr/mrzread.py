@@ -1,17 +1,16 @@
-"""Find the machine-readable zone in an image and cut it into character cells.
+"""Find the machine-readable zone in an image and cut its lines into strips.
 
-MRZ text is fixed-pitch OCR-B, so reading it is a segmentation problem plus a
-37-class glyph classifier:
+1. the direction of the text (any angle, 0-180 degrees) from the directions
+   between neighbouring glyph-sized components; the image is turned so that
+   text runs horizontally (the MRZ is then upright or upside down);
+2. binarise (adaptive threshold) and take connected components of text size;
+3. chain components on the same baseline into text lines;
+4. an MRZ is 2 or 3 long, regular, left-aligned, equally spaced lines;
+5. each line is cut along its baseline into a fixed-size strip.
 
-1. binarise (adaptive threshold) and take connected components of text size;
-2. chain components on the same baseline into text lines;
-3. an MRZ is 2 or 3 long, regular, left-aligned, equally spaced lines;
-4. each line is cut into N cells (N = 30, 36 or 44) on a regular grid fitted to
-   the component centres, so merged or broken glyphs still land in one cell.
-
-The cells go to the glyph model (:mod:`docauth.ocr.glyphs`); this module only
-does geometry and is shared by training (cells from rendered MRZs) and
-inference, so both see the same crops.
+The strips go to the line recogniser (:mod:`docauth.ocr.mrzlines`); this
+module only does geometry and is shared by training and inference, so both
+see the same crops.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-CELL_H, CELL_W = 32, 24  # glyph model input
+LINE_H, LINE_W = 32, 768  # line recogniser input: a line stretched to the width, glyphs ~19 px tall
 LINE_LENGTHS = {3: (30,), 2: (44, 36)}
 
 
@@ -51,6 +50,22 @@ class MRZBlock:
     extra: dict = field(default_factory=dict)
 
 
+@dataclass
+class FoundMRZ:
+    """An MRZ-like block in an image turned so that its text runs horizontally."""
+
+    gray: np.ndarray = field(repr=False)  # the levelled image the block's geometry refers to
+    block: MRZBlock
+    angle: float  # the image was turned by this many degrees (see rotate_degrees)
+    to_level: np.ndarray = field(repr=False)  # 2x3: input image -> levelled image coordinates
+
+    def centre_in_input(self) -> tuple[float, float]:
+        x, y, w, h = self.block.box
+        inverse = _invert_affine(self.to_level)
+        cx, cy = inverse @ np.array([x + w / 2, y + h / 2, 1.0])
+        return float(cx), float(cy)
+
+
 def _binarise(gray: np.ndarray) -> np.ndarray:
     import cv2
 
@@ -64,7 +79,7 @@ def _components(binary: np.ndarray, min_h: int, max_h: int) -> np.ndarray:
 
     n, _labels, stats, _c = cv2.connectedComponentsWithStats(binary, connectivity=8)
     s = stats[1:]
-    x, y, w, h, area = s[:, 0], s[:, 1], s[:, 2], s[:, 3], s[:, 4]
+    w, h, area = s[:, 2], s[:, 3], s[:, 4]
     # Wide components are kept: blur merges runs of '<' into one zig-zag, still part of the line.
     keep = (h >= min_h) & (h <= max_h) & (w <= 30 * h) & (w >= 1) & (area >= 0.08 * w * h) & (area <= 0.95 * w * h + 4)
     return s[keep, :4].astype(np.float64)
@@ -181,8 +196,13 @@ def find_mrz(gray: np.ndarray, max_side: int = 1400) -> MRZBlock | None:
     return found[0] if found else None
 
 
-def find_mrz_candidates(gray: np.ndarray, max_side: int = 1400, limit: int = 3) -> list[MRZBlock]:
-    """MRZ-like blocks, most likely first (more characters, three lines before two)."""
+def find_mrz_candidates(gray: np.ndarray, max_side: int = 1400, limit: int = 3,
+                        open_thin: bool | None = None) -> list[MRZBlock]:
+    """MRZ-like blocks, most likely first (more characters, three lines before two).
+
+    ``open_thin``: cut hair-lines (guilloche crossing the glyphs) before finding lines; None: only
+    when nothing is found without.
+    """
     import cv2
 
     scale = 1.0
@@ -190,6 +210,8 @@ def find_mrz_candidates(gray: np.ndarray, max_side: int = 1400, limit: int = 3) 
     if max(h, w) > max_side:
         scale = max_side / max(h, w)
         gray = cv2.resize(gray, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    if open_thin is not None:
+        return _candidates(gray, scale, limit, open_thin=open_thin)
     out = _candidates(gray, scale, limit, open_thin=False)
     if not out:
         out = _candidates(gray, scale, limit, open_thin=True)
@@ -205,15 +227,44 @@ def _candidates(gray: np.ndarray, scale: float, limit: int, open_thin: bool) -> 
             group = lines[i:i + k]
             if len(group) != k:
                 continue
+            ragged = _raggedness(group)
             group = _trim_to_common_range(group)
             if group is None or not _aligned(group):
                 continue
-            scored.append((sum(ln.count for ln in group) + (5 if k == 3 else 0), i, k, group))
+            # MRZ lines are fixed-pitch and all of one length; paragraphs of capitals (observations,
+            # an address) are neither, however long and aligned they are.
+            irregular = float(np.mean([_pitch_irregularity(ln) for ln in group]))
+            score = sum(ln.count for ln in group) + (5 if k == 3 else 0) - 150 * irregular - 2 * ragged
+            scored.append((score, i, k, group))
     scored.sort(key=lambda t: -t[0])
-    out = []
-    for _score, _i, _k, group in scored[:limit]:
+    out, used = [], set()
+    for _score, i, k, group in scored:
+        # A block's 2-line subset is no second candidate: the next one must be elsewhere (a paragraph
+        # of capitals must not push the real MRZ out of the list).
+        if used.intersection(range(i, i + k)):
+            continue
+        used.update(range(i, i + k))
         out.append(_block(group, scale))
+        if len(out) == limit:
+            break
     return out
+
+
+def _raggedness(group: list[TextLine]) -> float:
+    """How unequal the lines' starts and ends are, in line heights."""
+    h = float(np.median([ln.height for ln in group]))
+    return (np.ptp([ln.x0 for ln in group]) + np.ptp([ln.x1 for ln in group])) / max(h, 1.0)
+
+
+def _pitch_irregularity(line: TextLine) -> float:
+    """0 for glyphs on a regular grid (merged glyphs skip whole steps), up to 0.5 for proportional text."""
+    single = line.boxes[line.boxes[:, 2] <= 1.2 * line.height]
+    gaps = np.diff(np.sort(single[:, 0] + single[:, 2] / 2))
+    gaps = gaps[gaps > 0.3 * line.height]
+    if len(gaps) < 4:
+        return 0.5
+    steps = gaps / np.median(gaps)
+    return float(np.median(np.abs(steps - np.round(steps))))
 
 
 def _block(group: list[TextLine], scale: float) -> MRZBlock:
@@ -272,82 +323,92 @@ def _aligned(group: list[TextLine]) -> bool:
     return True
 
 
-def fit_grid(line: TextLine, n_chars: int) -> tuple[float, float]:
-    """(first centre, pitch) of an ``n_chars`` fixed-pitch line, fitted to its components."""
-    pitch = (line.x1 - line.x0) / (n_chars - 1 + 0.75)
-    c0 = line.x0 + 0.375 * pitch
-    boxes = line.boxes
-    cx = boxes[:, 0] + boxes[:, 2] / 2
-    single = boxes[:, 2] <= 1.15 * pitch  # merged glyphs have no single centre
-    for _ in range(3):
-        idx = np.round((cx[single] - c0) / pitch)
-        ok = (idx >= 0) & (idx < n_chars)
-        if ok.sum() < max(4, n_chars // 4):
+def find_mrz_levelled(gray: np.ndarray, limit: int = 2, open_thin: bool | None = None) -> list[FoundMRZ]:
+    """MRZ-like blocks, most likely first, each in the image levelled by the text direction.
+
+    The block may still be upside down: its reader tries both ways. When the text
+    direction cannot be told, the image is searched as it is and turned a quarter.
+    """
+    angle = text_angle(gray)
+    found: list[FoundMRZ] = []
+    # The estimate can follow other text (a barcode, a stamp, a blurred page): the image axes come next.
+    tries = ([] if angle is None else [angle]) + [a for a in (0.0, 90.0) if angle is None or _angle_apart(a, angle) > 4]
+    for a in tries:
+        if abs(a) < 0.3:
+            levelled, m = gray, np.array([[1.0, 0, 0], [0, 1.0, 0]])
+        else:
+            levelled, m = rotate_degrees(gray, a)
+        found += [FoundMRZ(levelled, b, float(a), m)
+                  for b in find_mrz_candidates(levelled, limit=limit, open_thin=open_thin)]
+        if found:
             break
-        resid_cx = cx[single][ok]
-        k = idx[ok]
-        if np.ptp(k) < 2:
-            break
-        p, c = np.polyfit(k, resid_cx, 1)
-        if not (0.7 * pitch < p < 1.3 * pitch):
-            break
-        pitch, c0 = float(p), float(c)
-    return c0, pitch
+    return found
 
 
-def cut_cells(gray: np.ndarray, line: TextLine, n_chars: int, scale: float = 1.0, shift: float = 0.0) -> np.ndarray:
-    """(n_chars, CELL_H, CELL_W) float32 cells in [0, 1], ink bright, from the *full-resolution* image.
+def _angle_apart(a: float, b: float) -> float:
+    """Difference of two line directions (modulo 180 degrees)."""
+    return abs((a - b + 90.0) % 180.0 - 90.0)
 
-    ``line`` geometry is in detection coordinates (input * ``scale``).
+
+def _invert_affine(m: np.ndarray) -> np.ndarray:
+    full = np.vstack([m, [0.0, 0.0, 1.0]])
+    return np.linalg.inv(full)[:2]
+
+
+def text_angle(gray: np.ndarray, max_side: int = 1000) -> float | None:
+    """Direction of the text lines in degrees, in [-90, 90), or None when there is too little text.
+
+    Each glyph's nearest glyph-sized neighbours lie along its line (the pitch is
+    shorter than the line spacing, in an MRZ and in printed fields alike), so the
+    histogram of neighbour directions peaks at the text direction, whatever the
+    rotation. ``rotate_degrees(gray, angle)`` then levels the text.
     """
     import cv2
+    from scipy.spatial import cKDTree
 
-    c0, pitch = fit_grid(line, n_chars)
-    c0 += shift * pitch  # shift = +-1: the grid slipped by a glyph (first glyph lost in the detection)
-    inv = 1.0 / scale
-    half_w = 0.62 * pitch * inv
-    half_h = 0.78 * line.height * inv
-    out = np.zeros((n_chars, CELL_H, CELL_W), np.float32)
-    H, W = gray.shape
-    for i in range(n_chars):
-        xd = c0 + i * pitch
-        yd = line.y_at(xd)
-        x, y = xd * inv, yd * inv
-        # Sub-pixel crop keeps small glyphs centred (they are ~10 px wide on the specimens).
-        src = np.float32([[x - half_w, y - half_h], [x + half_w, y - half_h], [x - half_w, y + half_h]])
-        dst = np.float32([[0, 0], [CELL_W, 0], [0, CELL_H]])
-        m = cv2.getAffineTransform(src, dst)
-        cell = cv2.warpAffine(gray, m, (CELL_W, CELL_H), flags=cv2.INTER_AREA if half_w * 2 > CELL_W else cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_REPLICATE)
-        out[i] = cell
-    return normalise_cells(out)
-
-
-def normalise_cells(cells: np.ndarray) -> np.ndarray:
-    """Per cell: ink = 1, paper = 0 (robust min/max)."""
-    flat = cells.reshape(len(cells), -1)
-    lo = np.percentile(flat, 3, axis=1)[:, None, None]
-    hi = np.percentile(flat, 97, axis=1)[:, None, None]
-    rng = np.maximum(hi - lo, 24.0)
-    x = (hi - cells) / rng
-    return np.clip(x, 0.0, 1.0).astype(np.float32)
-
-
-def mrz_skew_degrees(gray: np.ndarray) -> float | None:
-    """Tilt of long text lines steeper than the MRZ finder accepts, or None.
-
-    Used when no MRZ is found in a photo nobody could rectify: the image is
-    turned by this angle and searched again.
-    """
-    lines = [ln for ln in find_text_lines(gray) if ln.count >= 18 and abs(ln.slope) >= 0.1]
-    if not lines:
+    h, w = gray.shape
+    s = min(1.0, max_side / max(h, w))
+    if s < 1:
+        gray = cv2.resize(gray, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+    boxes = _components(_binarise(gray), min_h=5, max_h=max(8, min(gray.shape) // 6))
+    # Single glyphs only: a merged word's nearest neighbour is the line above, not the next word.
+    elongation = np.maximum(boxes[:, 2], boxes[:, 3]) / np.maximum(1.0, np.minimum(boxes[:, 2], boxes[:, 3]))
+    boxes = boxes[elongation <= 2.2]
+    if len(boxes) < 12:
         return None
-    slope = float(np.median([ln.slope for ln in lines]))
-    return float(np.degrees(np.arctan(slope)))
+    centres = boxes[:, :2] + boxes[:, 2:] / 2
+    size = np.maximum(boxes[:, 2], boxes[:, 3])
+    dist, idx = cKDTree(centres).query(centres, k=3)
+    angles, weights = [], []
+    for k in (1, 2):
+        other = idx[:, k]
+        near = np.isfinite(dist[:, k]) & (other < len(boxes))
+        other = np.where(near, other, 0)
+        ratio = np.maximum(size, size[other]) / np.maximum(1.0, np.minimum(size, size[other]))
+        keep = near & (ratio < 1.6) & (dist[:, k] < 1.8 * np.maximum(size, size[other]))
+        vec = centres[other[keep]] - centres[keep]
+        angles.append(np.degrees(np.arctan2(vec[:, 1], vec[:, 0])) % 180.0)
+        weights.append(np.full(int(keep.sum()), 1.0 if k == 1 else 0.5))
+    angles, weights = np.concatenate(angles), np.concatenate(weights)
+    if len(angles) < 12:
+        return None
+    hist = np.bincount(np.floor(angles).astype(int) % 180, weights=weights, minlength=180)
+    smooth = sum(np.roll(hist, d) * wt for d, wt in ((-2, 0.5), (-1, 1), (0, 1.5), (1, 1), (2, 0.5)))
+    peak = int(np.argmax(smooth))
+    if smooth[peak] < 6:
+        return None
+    near_peak = (np.abs((angles - peak - 0.5 + 90) % 180 - 90) <= 3)
+    offsets = (angles[near_peak] - peak - 0.5 + 90) % 180 - 90
+    angle = (peak + 0.5 + float(np.average(offsets, weights=weights[near_peak]))) % 180
+    return angle - 180 if angle >= 90 else angle
 
 
-def rotate_degrees(gray: np.ndarray, angle: float) -> np.ndarray:
-    """Turn the image so that lines rising at ``angle`` (image coordinates) become horizontal."""
+def rotate_degrees(gray: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """Turn the image so that lines rising at ``angle`` (image coordinates) become horizontal.
+
+    The canvas grows to hold the whole turned image. Returns the image and the
+    2x3 matrix from input to output coordinates.
+    """
     import cv2
 
     h, w = gray.shape[:2]
@@ -356,4 +417,46 @@ def rotate_degrees(gray: np.ndarray, angle: float) -> np.ndarray:
     nw, nh = int(h * sin + w * cos), int(h * cos + w * sin)
     m[0, 2] += nw / 2 - w / 2
     m[1, 2] += nh / 2 - h / 2
-    return cv2.warpAffine(gray, m, (nw, nh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    out = cv2.warpAffine(gray, m, (nw, nh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out, m
+
+
+def cut_strip(gray: np.ndarray, line: TextLine, scale: float = 1.0, *, pad: tuple[float, float] = (0.7, 0.7),
+              dy: float = 0.0, half_height: float = 0.85) -> np.ndarray:
+    """(LINE_H, LINE_W) float32 strip along ``line`` from the *full-resolution* image; ink = 1, paper = 0.
+
+    ``line`` geometry is in detection coordinates (input * ``scale``). The strip
+    runs from ``pad[0]`` line heights before the line to ``pad[1]`` after it,
+    ``half_height`` line heights above and below its centre (``dy`` shifts it
+    down); training varies these to teach the recogniser imperfect detections.
+    """
+    import cv2
+
+    inv = 1.0 / scale
+    hh = line.height
+    xa, xb = line.x0 - pad[0] * hh, line.x1 + pad[1] * hh
+    norm = float(np.hypot(1.0, line.slope))
+    nx, ny = -line.slope / norm, 1.0 / norm  # unit normal, pointing down
+    half = half_height * hh
+    off = dy * hh
+    left = np.array([xa, line.y_at(xa)]) + (off - half) * np.array([nx, ny])
+    right = np.array([xb, line.y_at(xb)]) + (off - half) * np.array([nx, ny])
+    below = left + 2 * half * np.array([nx, ny])
+    length = float(np.hypot(*(right - left))) * inv
+    height = 2 * half * inv
+    # Cut at native resolution, then shrink with area averaging (a warp alone would alias).
+    out_w, out_h = max(8, int(round(length))), max(4, int(round(height)))
+    src = np.float32([left, right, below]) * inv
+    dst = np.float32([[0, 0], [out_w, 0], [0, out_h]])
+    native = cv2.warpAffine(gray, cv2.getAffineTransform(src, dst), (out_w, out_h), flags=cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_REPLICATE)
+    shrink = out_w > LINE_W or out_h > LINE_H
+    strip = cv2.resize(native, (LINE_W, LINE_H), interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
+    return normalise_strip(strip)
+
+
+def normalise_strip(strip: np.ndarray) -> np.ndarray:
+    """Ink = 1, paper = 0 (robust min/max, so glare and dark paper look alike)."""
+    lo, hi = np.percentile(strip, (2, 98))
+    rng = max(float(hi - lo), 24.0)
+    return np.clip((np.float32(hi) - strip.astype(np.float32)) / np.float32(rng), 0.0, 1.0)

@@ -19,11 +19,13 @@ import numpy as np
 
 from docauth.errors import InvalidImage, ModelError
 from docauth.ocr.mrz import MRZResult, parse_mrz
-from docauth.ocr.mrzread import LINE_LENGTHS, MRZBlock, cut_cells, find_mrz_candidates
+from docauth.ocr import outline
+from docauth.ocr.mrzlines import LABELS, MODEL_NAME, decode_line
+from docauth.ocr.mrzread import LINE_H, LINE_LENGTHS, LINE_W, FoundMRZ, cut_strip, find_mrz_levelled
 
 FIELD_NAMES = ("surname", "given_names", "nationality", "sex", "date_of_birth", "document_number", "expiry_date")
-GLYPH_MODEL = "mrz_glyphs"
-TOP_K = 3
+LINE_MODEL = MODEL_NAME
+OUTLINE_MODEL = outline.MODEL_NAME
 
 
 @dataclass
@@ -57,112 +59,134 @@ class OCRResult:
         }
 
 
+@dataclass
+class MRZRead:
+    """An MRZ read from an image, and where it was."""
+
+    result: MRZResult
+    reading_angle: float  # direction of the MRZ text in the input image, degrees (0: upright, -90: turned CCW)
+    found: FoundMRZ = field(repr=False)
+    confidence: float = 0.0
+
+    @property
+    def rotation(self) -> int:
+        """The document's CCW quarter-turn in the input (the ``np.rot90`` convention of the labels)."""
+        return int(round(-self.reading_angle / 90.0)) % 4 * 90
+
+
 class MRZReader:
-    """Detect the MRZ block in a grayscale image and read it with the glyph model."""
+    """Find the MRZ in a grayscale image and read its lines with the line recogniser (CTC)."""
 
     def __init__(self, model):
         self.model = model
-        self.labels = list(model.labels)
 
-    def read(self, gray: np.ndarray, blocks: list[MRZBlock] | None = None
-             ) -> tuple[MRZResult | None, MRZBlock | None]:
-        """Read the given blocks, or the MRZ-like blocks found in ``gray``, until one is valid."""
-        blocks = find_mrz_candidates(gray, limit=2) if blocks is None else blocks
-        best = None
-        for b in blocks:
-            result = self._read_block(gray, b)
-            key = (result.valid, self.confidence(result))
-            if best is None or key > best[0]:
-                best = (key, result, b)
-            if result.valid:
+    def read(self, gray: np.ndarray) -> MRZRead | None:
+        """The best reading of the MRZ-like blocks in ``gray`` (the first valid one), or None."""
+        gray, zoom = _reading_scale(gray)
+        best: MRZRead | None = None
+        # Second pass only when the first read nothing valid: with hair-lines cut, an MRZ printed over
+        # guilloche comes apart into its lines (it costs a second line search, so not by default).
+        for open_thin in (None, True):
+            for found in find_mrz_levelled(gray, limit=2, open_thin=open_thin):
+                read = self.read_block(found)
+                if best is None or _rank(read) > _rank(best):
+                    best = read
+                if read.result.valid:
+                    break
+            if best is None or best.result.valid:
                 break
-        if best is None:
-            return None, None
-        return best[1], best[2]
+        if best is not None and zoom != 1.0:
+            best.found = _unzoomed(best.found, zoom)
+        return best
 
-    def _read_block(self, gray: np.ndarray, block: MRZBlock) -> MRZResult:
-        """Read a block; for two lines the likelier length (44 or 36, from the glyph pitch) goes first."""
-        best = None
-        for n in _lengths_by_pitch(block):
-            result = self._read_grid(gray, block, n)
-            key = (result.valid, result.score, self.confidence(result))
-            if best is None or key > best[0]:
-                best = (key, result, n)
-            if result.valid:
-                break
-        result, n = best[1], best[2]
-        if not result.valid:
-            shifted = self._read_shifted(gray, block, n)
-            if shifted is not None and shifted.valid:  # a slipped grid must prove itself with the check digits
-                result = shifted
-        return result
+    def read_block(self, found: FoundMRZ) -> MRZRead:
+        """Read a block both ways up (one batch): the right way gives the valid or more confident text."""
+        block = found.block
+        strips = np.stack([cut_strip(found.gray, line, block.scale) for line in block.lines])
+        flipped = strips[::-1, ::-1, ::-1]  # the block turned 180 degrees: lines reversed, each reversed
+        probs = self.model.predict(np.concatenate([strips, flipped])[..., None])
+        n = len(strips)
+        reads = [self._parse(probs[:n]), self._parse(probs[n:])]
+        upright = 0 if _rank_parts(*reads[0]) >= _rank_parts(*reads[1]) else 1
+        result, confidence = reads[upright]
+        angle = (found.angle + 180.0 * upright + 180.0) % 360.0 - 180.0
+        return MRZRead(result=result, reading_angle=angle, found=found, confidence=confidence)
 
-    def _read_grid(self, gray: np.ndarray, block: MRZBlock, n: int) -> MRZResult:
-        cells = np.concatenate([cut_cells(gray, ln, n, block.scale) for ln in block.lines])
-        probs = self.model.predict(cells[..., None])
-        lines, alts, logp = [], [], 0.0
-        for k in range(len(block.lines)):
-            p = probs[k * n: (k + 1) * n]
-            top = np.argsort(-p, axis=1)[:, :TOP_K]
-            lines.append("".join(self.labels[i] for i in top[:, 0]))
-            alts.append([[(self.labels[j], float(p[r, j])) for j in top[r]] for r in range(n)])
-            logp += float(np.log(np.maximum(p[np.arange(n), top[:, 0]], 1e-9)).sum())
-        result = parse_mrz(lines, alternatives=alts)
-        result.warnings.append(f"mean glyph confidence {np.exp(logp / (n * len(block.lines))):.3f}")
-        return result
+    @staticmethod
+    def _parse(probs: np.ndarray) -> tuple[MRZResult, float]:
+        lengths = LINE_LENGTHS[len(probs)] if len(probs) in LINE_LENGTHS else (None,)
+        if len(lengths) > 1:  # two lines: 44 (TD3, MRV-A) or 36 (TD2, MRV-B), whichever the frames say
+            free = [len(decode_line(p).text) for p in probs]
+            lengths = (min(lengths, key=lambda n: abs(n - float(np.median(free)))),)
+        reads = [decode_line(p, lengths[0]) for p in probs]
+        confidence = float(np.exp(np.mean([np.log(max(r.confidence, 1e-9)) for r in reads])))
+        result = parse_mrz([r.text for r in reads], alternatives=[r.alternatives for r in reads])
+        result.warnings.append(f"recogniser confidence {confidence:.3f}")
+        return result, confidence
 
-    def _read_shifted(self, gray: np.ndarray, block: MRZBlock, n: int) -> MRZResult | None:
-        """Re-read each line on grids slipped by one glyph left/right; keep each line's most confident grid."""
-        shifts = (-1.0, 0.0, 1.0)
-        cells = [cut_cells(gray, ln, n, block.scale, shift=sh) for ln in block.lines for sh in shifts]
-        probs = self.model.predict(np.concatenate(cells)[..., None])
-        lines, alts, total = [], [], 0.0
-        for k in range(len(block.lines)):
-            best = None
-            for j in range(len(shifts)):
-                p = probs[(k * len(shifts) + j) * n: (k * len(shifts) + j + 1) * n]
-                top = np.argsort(-p, axis=1)[:, :TOP_K]
-                lp = float(np.log(np.maximum(p[np.arange(n), top[:, 0]], 1e-9)).mean())
-                if best is None or lp > best[0]:
-                    best = (lp, p, top)
-            lp, p, top = best
-            total += lp
-            lines.append("".join(self.labels[i] for i in top[:, 0]))
-            alts.append([[(self.labels[j], float(p[r, j])) for j in top[r]] for r in range(n)])
-        result = parse_mrz(lines, alternatives=alts)
-        result.warnings.append(f"mean glyph confidence {np.exp(total / len(block.lines)):.3f}")
-        return result
 
-    def confidence(self, result: MRZResult | None) -> float:
-        if result is None:
-            return 0.0
-        for w in result.warnings:
-            if w.startswith("mean glyph confidence"):
-                return float(w.rsplit(" ", 1)[1])
-        return 0.0
+def _rank_parts(result: MRZResult, confidence: float) -> tuple:
+    return (result.valid, result.score, confidence)
+
+
+def _rank(read: MRZRead) -> tuple:
+    return _rank_parts(read.result, read.confidence)
+
+
+READ_MIN_SIDE, READ_MAX_SIDE = 1000, 2000
+
+
+def _reading_scale(gray: np.ndarray) -> tuple[np.ndarray, float]:
+    """Small scans are enlarged (glyphs come apart under thresholding), huge photos reduced."""
+    import cv2
+
+    long_side = max(gray.shape)
+    zoom = READ_MIN_SIDE / long_side if long_side < READ_MIN_SIDE else min(1.0, READ_MAX_SIDE / long_side)
+    if zoom == 1.0:
+        return gray, 1.0
+    size = (round(gray.shape[1] * zoom), round(gray.shape[0] * zoom))
+    return cv2.resize(gray, size, interpolation=cv2.INTER_CUBIC if zoom > 1 else cv2.INTER_AREA), zoom
+
+
+def _unzoomed(found: FoundMRZ, zoom: float) -> FoundMRZ:
+    """The same block, with ``to_level`` taking original input coordinates."""
+    to_level = found.to_level @ np.diag([zoom, zoom, 1.0])
+    return FoundMRZ(found.gray, found.block, found.angle, to_level)
 
 
 class DocumentReader:
     """Locate, rectify, read MRZ + printed fields, cross-check."""
 
-    def __init__(self, mrz_reader: MRZReader, *, read_viz: bool = True):
+    def __init__(self, mrz_reader: MRZReader, *, read_viz: bool = True, outline_model=None):
         self.mrz_reader = mrz_reader
         self.read_viz = read_viz
+        self.outline_model = outline_model
 
     @classmethod
     def load(cls, models_dir: str | Path | None = None, backend: str = "auto", mode: str = "realtime",
              *, read_viz: bool = True) -> "DocumentReader":
         from docauth.runtime import load_model
+        from docauth.runtime.model import model_paths
 
         os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # Tesseract: faster single-threaded on small crops
-        model = load_model(GLYPH_MODEL, models_dir=models_dir, backend=backend, mode=mode)
-        if model.input_shape[2] != 1 or len(model.labels) != 37:
-            raise ModelError(f"{GLYPH_MODEL}: expected a 37-class single-channel glyph model")
-        return cls(MRZReader(model), read_viz=read_viz)
+        model = load_model(LINE_MODEL, models_dir=models_dir, backend=backend, mode=mode)
+        if model.input_shape != (LINE_H, LINE_W, 1) or list(model.labels) != LABELS:
+            raise ModelError(f"{LINE_MODEL}: expected a {LINE_H}x{LINE_W} single-channel CTC model over "
+                             f"{len(LABELS)} classes")
+        outline_model = None
+        # The outline model is optional: without it the contour locator finds the document. When its
+        # file is there it must load (a corrupt file is an error, not a silent fallback).
+        if model_paths(OUTLINE_MODEL, models_dir).keras.is_file():
+            outline_model = load_model(OUTLINE_MODEL, models_dir=models_dir, backend=backend, mode=mode)
+            side = outline.INPUT_SIDE
+            if outline_model.input_shape != (side, side, 3):
+                raise ModelError(f"{OUTLINE_MODEL}: expected a {side}x{side} RGB input")
+        return cls(MRZReader(model), read_viz=read_viz, outline_model=outline_model)
 
     # -- stages ------------------------------------------------------------
-    def preprocess(self, image: np.ndarray, timings: dict | None = None) -> tuple[DocumentView, np.ndarray, MRZResult | None]:
-        """Locate, warp and orient; reads the MRZ on the way (orientation comes from it)."""
+    def preprocess(self, image: np.ndarray, timings: dict | None = None
+                   ) -> tuple[DocumentView, np.ndarray, MRZRead | None]:
+        """Read the MRZ (it also tells the document's orientation), locate, warp and turn upright."""
         import cv2
 
         from docauth.ocr.locate import document_corners, locate_document, rotate_quarter, warp
@@ -170,84 +194,32 @@ class DocumentReader:
         timings = {} if timings is None else timings
         image = _as_rgb(image)
         t = time.perf_counter()
-        located = locate_document(image)
-        rect, _m = warp(image, located.corners)
-        timings["locate_ms"] = (time.perf_counter() - t) * 1000
-        t = time.perf_counter()
-        gray = cv2.cvtColor(rect, cv2.COLOR_RGB2GRAY)
-        rotation, mrz, upright_gray = self._orient(gray)
+        mrz = self.mrz_reader.read(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY))
         timings["mrz_ms"] = (time.perf_counter() - t) * 1000
-        if (mrz is None or not mrz.valid) and located.found:
-            # The quad may be wrong (a photo frame, a page edge): look at the whole image too.
+        t = time.perf_counter()
+        located = locate_document(image, self.outline_model)
+        rect, homography = warp(image, located.corners)
+        timings["locate_ms"] = (time.perf_counter() - t) * 1000
+        if mrz is not None:
+            rotation = mrz.rotation
+        elif self.read_viz:
             t = time.perf_counter()
-            full_gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
-            rot2, mrz2, _g = self._orient(full_gray)
-            if mrz2 is None:
-                mrz2 = self._read_tilted(full_gray)
-            if mrz2 is not None and _better(mrz2, mrz, self.mrz_reader):
-                mrz2.zone_top = None  # found outside the rectified view: its position says nothing there
-                mrz = mrz2
-            timings["mrz_ms"] += (time.perf_counter() - t) * 1000
-        if mrz is None and self.read_viz:
-            t = time.perf_counter()
-            rotation = _orient_by_text(gray)
+            rotation = _orient_by_text(cv2.cvtColor(rect, cv2.COLOR_RGB2GRAY))
             timings["orient_ms"] = (time.perf_counter() - t) * 1000
+        else:
+            rotation = 0
         upright = rotate_quarter(rect, rotation)
         view = DocumentView(corners=document_corners(located.corners, rotation), rotation=rotation,
                             found=located.found, rectified=upright)
+        if mrz is not None:
+            mrz.result.zone_top = _zone_top(mrz, homography, rect.shape, rotation) if located.found else None
         return view, upright, mrz
-
-    def _orient(self, gray: np.ndarray) -> tuple[int, MRZResult | None, np.ndarray]:
-        """Rotation (CCW quarter-turn of the document) and the MRZ.
-
-        MRZ lines are horizontal only at the right quarter-turn or its opposite;
-        upside down the glyphs are nonsense to the classifier, so of the two
-        reads the valid / more confident one wins.
-        """
-        from docauth.ocr.locate import rotate_quarter
-
-        h, w = gray.shape
-        for rotation in ((0, 90) if w >= h else (90, 0)):
-            g = rotate_quarter(gray, rotation)
-            blocks = find_mrz_candidates(g, limit=2)
-            if not blocks:
-                continue
-            result, block = self.mrz_reader.read(g, blocks)
-            if result is not None:
-                result.zone_top = block.box[1] / g.shape[0]
-            if result is not None and result.valid:
-                return rotation, result, g
-            other = (rotation + 180) % 360
-            g2 = rotate_quarter(gray, other)
-            r2, b2 = self.mrz_reader.read(g2)
-            if r2 is not None:
-                r2.zone_top = b2.box[1] / g2.shape[0]
-            key1 = (bool(result and result.valid), self.mrz_reader.confidence(result))
-            key2 = (bool(r2 and r2.valid), self.mrz_reader.confidence(r2))
-            if r2 is not None and key2 > key1:
-                return other, r2, g2
-            return rotation, result, g
-        return 0, None, gray
-
-    def _read_tilted(self, gray: np.ndarray) -> MRZResult | None:
-        """A photo tilted beyond the finder's tolerance, whose outline was not found: level it, read again."""
-        from docauth.ocr.locate import rotate_quarter
-        from docauth.ocr.mrzread import mrz_skew_degrees, rotate_degrees
-
-        for base in (0, 90):
-            g = rotate_quarter(gray, base)
-            angle = mrz_skew_degrees(g)
-            if angle is None:
-                continue
-            _rot, result, _g = self._orient(rotate_degrees(g, angle))
-            if result is not None:
-                return result
-        return None
 
     def __call__(self, image: np.ndarray) -> OCRResult:
         timings: dict = {}
         t0 = time.perf_counter()
-        view, upright, mrz = self.preprocess(image, timings)
+        view, upright, read = self.preprocess(image, timings)
+        mrz = read.result if read is not None else None
         viz: dict = {}
         if self.read_viz:
             from docauth.ocr.viz import read_printed_fields
@@ -285,32 +257,6 @@ class DocumentReader:
             else:
                 fields[name] = None
         return OCRResult(document=view, mrz=mrz, fields=fields, consistency=consistency, timings_ms=timings, viz=viz)
-
-
-def _lengths_by_pitch(block: MRZBlock) -> tuple[int, ...]:
-    """Line lengths to try, likeliest first: the spacing of single glyphs gives the pitch."""
-    lengths = LINE_LENGTHS[len(block.lines)]
-    if len(lengths) == 1:
-        return lengths
-    pitches = []
-    for ln in block.lines:
-        b = ln.boxes[ln.boxes[:, 2] <= 1.2 * ln.height]
-        cx = np.sort(b[:, 0] + b[:, 2] / 2)
-        d = np.diff(cx)
-        d = d[(d > 0.5 * ln.height) & (d < 1.6 * ln.height)]
-        if len(d):
-            pitches.append(float(np.median(d)))
-    if not pitches:
-        return lengths
-    ln = block.lines[0]
-    estimate = (ln.x1 - ln.x0) / float(np.median(pitches))
-    return tuple(sorted(lengths, key=lambda n: abs(n - estimate)))
-
-
-def _better(a: MRZResult, b: MRZResult | None, mrz_reader: MRZReader) -> bool:
-    if b is None:
-        return True
-    return (a.valid, mrz_reader.confidence(a)) > (b.valid, mrz_reader.confidence(b))
 
 
 def _orient_by_text(gray: np.ndarray) -> int:
@@ -369,6 +315,22 @@ def _label_value_votes(boxes) -> tuple[int, int]:
                 down += 1
                 break
     return up, down
+
+
+def _zone_top(read: MRZRead, homography: np.ndarray, rect_shape, rotation: int) -> float | None:
+    """Fraction of the upright rectified document above the MRZ block."""
+    import cv2
+
+    x, y, w, h = read.found.block.box
+    to_input = np.linalg.inv(np.vstack([read.found.to_level, [0.0, 0.0, 1.0]]))
+    corners = np.array([[x, y, 1.0], [x + w, y, 1.0], [x + w, y + h, 1.0], [x, y + h, 1.0]]) @ to_input.T
+    pts = cv2.perspectiveTransform(corners[None, :, :2].astype(np.float64), homography)[0]
+    height, width = rect_shape[:2]
+    for _ in range((rotation // 90) % 4):  # each clockwise quarter-turn: (x, y) -> (H - 1 - y, x)
+        pts = np.stack([height - 1 - pts[:, 1], pts[:, 0]], 1)
+        height, width = width, height
+    top = float(pts[:, 1].min()) / height
+    return top if 0.0 < top < 1.0 else None
 
 
 def _mrz_top(mrz: MRZResult | None) -> float | None:

@@ -70,7 +70,14 @@ def _strip_accents(s: str) -> str:
 
 def normalise_date(text: str | None, *, kind: str = "birth", today: date | None = None) -> str | None:
     """ISO 8601 from the printed formats (``12 AUG 1974``, ``12.08.1974``, ``12 08 1974``, ``12/08/1974``,
-    ``1974-08-12``, ``14 JUL/JUIL 76``); two-digit years use the MRZ century rule."""
+    ``1974-08-12``, ``14 JUL/JUIL 76``); two-digit years use the MRZ century rule.
+
+    Tolerant of what OCR does to them: a lost space (``26 111972``), a month glued to its
+    translation (``11 JULIJUIL 04``), O for 0 among digits.
+
+    >>> normalise_date("26 111972"), normalise_date("11 JULIJUIL 04", today=date(2026, 1, 1))
+    ('1972-11-26', '2004-07-11')
+    """
     if not text:
         return None
     t = _strip_accents(text.upper())
@@ -81,11 +88,14 @@ def normalise_date(text: str | None, *, kind: str = "birth", today: date | None 
     m = re.search(r"(\d{1,2})\s*[./ \-]\s*(\d{1,2})\s*[./ \-]\s*(\d{4}|\d{2})\b", t)
     if m:
         return _iso_yy(m.group(3), int(m.group(2)), int(m.group(1)), kind, today)
-    m = re.search(r"(\d{1,2})\s*([A-Z]{3,5})[.,]?(?:\s*/\s*[A-Z]{3,5}[.,]?)?\s*(\d{4}|\d{2})\b", t)
+    m = re.search(r"(\d{1,2})\s*([A-Z]{3,5})[A-Z/|.,]*(?:\s*/\s*[A-Z]{3,5}[.,]?)?\s*(\d{4}|\d{2})\b", t)
     if m:
-        month = MONTHS.get(m.group(2)) or MONTHS.get(m.group(2)[:3])
+        month = MONTHS.get(m.group(2)) or MONTHS.get(m.group(2)[:4]) or MONTHS.get(m.group(2)[:3])
         if month:
             return _iso_yy(m.group(3), month, int(m.group(1)), kind, today)
+    digits = re.sub(r"[ .,/\-]", "", t)
+    if re.fullmatch(r"\d{8}", digits):  # all separators lost: DDMMYYYY
+        return _iso(int(digits[4:]), int(digits[2:4]), int(digits[:2]))
     return None
 
 
@@ -179,19 +189,48 @@ def _group_phrases(words: list[Phrase]) -> list[Phrase]:
 
 
 def _label_field(text: str) -> str | None:
+    """The field a printed label names, or None (not a label, or a label of a field we do not read).
+
+    Keywords first; then, for labels the OCR got slightly wrong ("Sumame", "Date of brth"), the closest
+    keyword or non-field label of each part of a bilingual label, when close enough.
+
+    >>> _label_field("Nom / Surname"), _label_field("Naam / Sumame"), _label_field("Piace of birth")
+    ('surname', 'surname', None)
+    """
     t = _strip_accents(text.lower())
     t = re.sub(r"[^a-z /.]", "", t)
+    closest, score = _closest_label(t)
+    if closest is None and score >= 85:
+        return None  # a label we do not read ("Place of birth"), however it was misread
     if any(k in t for k in NON_FIELD_LABELS) and "birth" not in t.replace("place of birth", ""):
         if "date of birth" not in t:
             return None
     for key, name in LABEL_KEYWORDS:
         if re.search(r"(^|[ /.])" + re.escape(key) + r"($|[ /.])", t):
             return name
-    return None
+    return closest if score >= 80 else None
+
+
+def _closest_label(text: str) -> tuple[str | None, float]:
+    """(field or None for a non-field label, similarity 0-100) of the best-matching part of a label."""
+    from rapidfuzz import fuzz
+
+    best: tuple[float, str | None] = (0.0, None)
+    for part in re.split(r"[/|]", text):
+        part = part.strip(" .")
+        if len(part) < 4:
+            continue
+        for key, name in LABEL_KEYWORDS + [(k, None) for k in NON_FIELD_LABELS]:
+            if len(key) >= 4:
+                # "rn" printed small reads as "m": compare both ways of writing the key
+                score = max(fuzz.ratio(part, key), fuzz.ratio(part, key.replace("rn", "m")))
+                if score > best[0]:
+                    best = (score, name)
+    return best[1], best[0]
 
 
 def read_printed_fields(upright_rgb: np.ndarray, *, mrz_top: float | None = None, width: int = 1000,
-                        today: date | None = None) -> dict:
+                        today: date | None = None, text_h: int = 24) -> dict:
     """Field -> normalised printed value (only the fields found).
 
     Text boxes are found with morphology (cheap), each box is cut from the
@@ -212,7 +251,7 @@ def read_printed_fields(upright_rgb: np.ndarray, *, mrz_top: float | None = None
     if mrz_top is not None:
         gray = gray[: int(gray.shape[0] * mrz_top)]
     boxes = text_boxes(gray)
-    phrases = ocr_boxes(gray, boxes)
+    phrases = ocr_boxes(gray, boxes, text_h=text_h)
     fields = fields_from_phrases(phrases, today=today)
     fill_from_content(fields, phrases, gray.shape, today=today)
     return fields
@@ -272,7 +311,7 @@ def ocr_boxes(gray: np.ndarray, boxes, text_h: int = 24) -> list[Phrase]:
     for crop, (a, b) in zip(strips, spans):
         mosaic[gap + a: gap + b, gap: gap + crop.shape[1]] = crop
     try:
-        data = pytesseract.image_to_data(mosaic, config="--psm 6 --oem 1", output_type=pytesseract.Output.DICT)
+        data = pytesseract.image_to_data(mosaic, config="--psm 6 --oem 1 -c tessedit_do_invert=0", output_type=pytesseract.Output.DICT)
     except (pytesseract.TesseractError, OSError, RuntimeError):
         return []
     texts: list[list[tuple[int, str]]] = [[] for _ in boxes]

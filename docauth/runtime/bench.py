@@ -188,7 +188,7 @@ def _accuracy(loaded: dict, inputs: dict, reference: dict) -> dict:
     for n, model in loaded.items():
         out = model.predict(inputs[n]) if model.batcher is None else np.asarray(model.submit(inputs[n]).result())
         diffs.append(float(np.max(np.abs(out - reference[n]))))
-        agree.append(float(np.mean(out.argmax(1) == reference[n].argmax(1))))
+        agree.append(float(np.mean(out.argmax(-1) == reference[n].argmax(-1))))
     return {"max_abs_diff_vs_keras": float(f"{max(diffs):.3g}"), "argmax_agreement": round(min(agree), 4)}
 
 

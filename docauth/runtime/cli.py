@@ -117,7 +117,7 @@ def doctor(models, models_dir, mode, as_json):
     click.echo(f"GPUs      TensorFlow: {p['tf_gpus'] or 'none'}; ONNX Runtime: {p['ort_gpus'] or 'none'}")
     click.echo(f"ORT       providers: {', '.join(p['ort_providers']) or 'not installed'}")
     click.echo(f"OpenVINO  devices: {', '.join(p['openvino_devices']) or 'not installed'}")
-    click.echo(f"versions  " + ", ".join(f"{k} {v}" for k, v in p["framework_versions"].items()))
+    click.echo("versions  " + ", ".join(f"{k} {v}" for k, v in p["framework_versions"].items()))
     click.echo(f"machine   fingerprint {p['fingerprint']}")
     t = report["threading_plan"]
     click.echo(f"threading {report['mode']}: intra-op {t['intra_op']}, inter-op {t['inter_op']}, "

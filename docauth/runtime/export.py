@@ -122,7 +122,7 @@ def export_onnx(name: str, models_dir=None, *, samples: int = 16) -> ExportResul
         except ort_errors() as exc:
             raise ModelError(f"{name}: exported ONNX does not load in ONNX Runtime: {exc}") from exc
         diff = float(np.max(np.abs(got - expected)))
-        agree = float(np.mean(got.argmax(1) == expected.argmax(1)))
+        agree = float(np.mean(got.argmax(-1) == expected.argmax(-1)))
         if diff > PARITY_ATOL or agree < 1.0:
             raise ModelError(f"{name}: ONNX export differs from Keras (max abs diff {diff:.2e}, "
                              f"argmax agreement {agree:.3f}); not written")

@@ -26,6 +26,15 @@ def model_paths(name: str, models_dir: str | Path | None = None) -> ModelPaths:
     return ModelPaths(keras=d / f"{name}.keras", onnx=d / f"{name}.onnx", metadata=d / f"{name}.json")
 
 
+def save_model_files(model, out_dir: str | Path, metadata: dict) -> dict:
+    """``<out_dir>/<name>.keras`` and ``<name>.json`` (``metadata["name"]``), as the runtime layer loads them."""
+    paths = model_paths(metadata["name"], out_dir)
+    paths.keras.parent.mkdir(parents=True, exist_ok=True)
+    model.save(paths.keras)
+    paths.metadata.write_text(json.dumps(metadata, indent=2) + "\n")
+    return metadata
+
+
 def load_metadata(name: str, models_dir: str | Path | None = None) -> dict:
     path = model_paths(name, models_dir).metadata
     try:

@@ -337,7 +337,7 @@ def _accuracy(loaded: dict, models: list[str], inputs: dict) -> dict:
                 continue
             got = runners[n][0].run(inputs[n])
             out[key][n] = {"max_abs_diff": float(f"{float(np.max(np.abs(got - references[n]))):.3g}"),
-                           "argmax_agreement": round(float(np.mean(got.argmax(1) == references[n].argmax(1))), 4)}
+                           "argmax_agreement": round(float(np.mean(got.argmax(-1) == references[n].argmax(-1))), 4)}
     return out
 
 

@@ -80,12 +80,12 @@ class DocauthServer(BaseApplication):
 def prepare(settings: Settings, workers: int) -> None:
     """Before gunicorn starts (in the master): data dir, migrations, shared metrics dir."""
     from docauth.classifiers.stage import DOCUMENT_MODEL, SIDE_MODEL
-    from docauth.ocr.reader import GLYPH_MODEL
+    from docauth.ocr.reader import LINE_MODEL
     from docauth.runtime.model import verify_model_files
     from docauth.store import Store
 
     # A missing or corrupt model file stops `docauth serve` here, naming the file (no framework is imported).
-    verify_model_files((DOCUMENT_MODEL, SIDE_MODEL, GLYPH_MODEL), settings.models_dir)
+    verify_model_files((DOCUMENT_MODEL, SIDE_MODEL, LINE_MODEL), settings.models_dir)
     Path(settings.data_dir).mkdir(parents=True, exist_ok=True)
     store = Store.from_settings(settings)
     try:

@@ -1,25 +1,18 @@
-"""Training data and training for the MRZ glyph classifier (``models/mrz_glyphs``).
+"""Random well-formed MRZ text and degraded renderings of it, to train the MRZ line recogniser.
 
 Whole MRZ blocks are rendered with OCR-B (and, for robustness to other
 printers, a few other monospaced fonts), degraded like a phone photo or a
-poor scan, then cut into cells by the *same* code the reader uses
-(:mod:`docauth.ocr.mrzread`), so the classifier learns exactly the crops it
-will see, including neighbours leaking into a cell and grid misalignment.
+poor scan. The recogniser's training (:mod:`docauth.ocr.mrzlines`) then cuts
+them into line strips with the *same* code the reader uses.
 """
 
 from __future__ import annotations
 
-import json
-import time
-from pathlib import Path
-
 import numpy as np
 
 from docauth.ocr.checkdigit import check_digit
-from docauth.ocr.mrz import FORMATS, MRZ_CHARS
-from docauth.ocr.mrzread import CELL_H, CELL_W, cut_cells, find_mrz
+from docauth.ocr.mrz import FORMATS
 
-LABELS = list(MRZ_CHARS)
 OCRB = "/usr/share/fonts/opentype/ocr-b/OCRB.otf"
 OTHER_FONTS = [
     "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf",
@@ -183,160 +176,3 @@ def render_block(rng: np.random.Generator, lines: list[str], *, pitch_px: float 
         f = rng.uniform(1.5, 2.6)
         arr = cv2.resize(arr, (int(arr.shape[1] * f), int(arr.shape[0] * f)), interpolation=cv2.INTER_CUBIC)
     return arr
-
-
-def block_cells(gray: np.ndarray, lines: list[str]) -> np.ndarray | None:
-    """Cells of a rendered block cut by the reader's own detector, or None when it misses."""
-    block = find_mrz(gray)
-    if block is None or len(block.lines) != len(lines):
-        return None
-    n = len(lines[0])
-    return np.concatenate([cut_cells(gray, ln, n, block.scale) for ln in block.lines])
-
-
-def make_dataset(count: int, seed: int, log=None) -> tuple[np.ndarray, np.ndarray, dict]:
-    rng = np.random.default_rng(seed)
-    xs, ys = [], []
-    missed = 0
-    types = ["TD1", "TD1", "TD3", "TD3", "TD2", "MRVA", "MRVB"]
-    t0 = time.time()
-    for k in range(count):
-        type_ = types[k % len(types)]
-        lines = random_mrz(rng, type_)
-        gray = render_block(rng, lines)
-        cells = block_cells(gray, lines)
-        if cells is None:
-            missed += 1
-            continue
-        xs.append(cells)
-        ys.append(np.array([LABELS.index(c) for c in "".join(lines)], np.int32))
-        if log and (k + 1) % 500 == 0:
-            log(f"  rendered {k + 1}/{count} blocks ({time.time() - t0:.0f}s, detector missed {missed})")
-    x = np.concatenate(xs)[..., None]
-    y = np.concatenate(ys)
-    return x, y, {"blocks": count, "detector_missed": missed, "cells": int(len(y))}
-
-
-def synth_dataset(count: int, seed: int, log=None) -> tuple[np.ndarray, np.ndarray, dict]:
-    """Cells from synthetic captures (docauth.synth, TRAIN seeds), cut by the reader's own locate/warp/find path.
-
-    The label gives the MRZ text and the quarter-turn, so no model is needed to orient the document.
-    """
-    import cv2
-
-    from docauth.ocr.locate import locate_document, rotate_quarter, warp
-    from docauth.synth import generate_sample
-
-    xs, ys = [], []
-    missed = 0
-    for i in range(count):
-        sample = generate_sample(seed, i, category=("td1_back", "td3_open")[i % 2])
-        lines = sample.label["mrz"]
-        rotation = int(sample.label["capture"]["rotation"])
-        located = locate_document(sample.image)
-        rect, _m = warp(sample.image, located.corners)
-        cells = None
-        for src in (rect, sample.image):
-            gray = rotate_quarter(cv2.cvtColor(src, cv2.COLOR_RGB2GRAY), rotation)
-            cells = block_cells(gray, lines)
-            if cells is not None:
-                break
-        if cells is None:
-            missed += 1
-            continue
-        xs.append(cells)
-        ys.append(np.array([LABELS.index(c) for c in "".join(lines)], np.int32))
-        if log and (i + 1) % 200 == 0:
-            log(f"  synthetic captures {i + 1}/{count} (missed {missed})")
-    return np.concatenate(xs)[..., None], np.concatenate(ys), {"captures": count, "missed": missed}
-
-
-def build_model():
-    import keras
-    from keras import layers
-
-    inp = keras.Input((CELL_H, CELL_W, 1))
-    x = inp
-    # Small on purpose: ~3 MFLOPs per glyph, 90 glyphs per MRZ on one CPU core.
-    for filters, convs in ((24, 1), (48, 2), (96, 1)):
-        for _ in range(convs):
-            x = layers.Conv2D(filters, 3, padding="same", use_bias=False)(x)
-            x = layers.BatchNormalization()(x)
-            x = layers.ReLU()(x)
-        x = layers.MaxPooling2D()(x)
-    x = layers.Flatten()(x)
-    x = layers.Dropout(0.3)(x)
-    x = layers.Dense(128, activation="relu")(x)
-    x = layers.Dropout(0.2)(x)
-    out = layers.Dense(len(LABELS), activation="softmax")(x)
-    return keras.Model(inp, out, name="mrz_glyphs")
-
-
-def train(out_dir: Path, *, blocks: int = 4000, epochs: int = 6, seed: int = 9303, captures: int = 0,
-          cache: str | Path | None = None, init: str | Path | None = None, log=print) -> dict:
-    """Render, train, evaluate on held-out renders, write ``mrz_glyphs.keras`` + ``.json``."""
-    import keras
-    import tensorflow as tf
-
-    tf.config.threading.set_intra_op_parallelism_threads(2)
-    keras.utils.set_random_seed(seed)
-    cache_file = Path(cache) if cache else None
-    if cache_file is not None and cache_file.is_file():
-        log(f"loading cached cells from {cache_file}")
-        with np.load(cache_file, allow_pickle=False) as data:
-            x, y, xv, yv = data["x"], data["y"], data["xv"], data["yv"]
-            info = json.loads(str(data["info"]))
-    else:
-        log(f"rendering {blocks} training MRZ blocks ...")
-        x, y, info = make_dataset(blocks, seed, log=log)
-        if captures:
-            from docauth.synth.seeds import TRAIN
-
-            log(f"cutting cells from {captures} synthetic captures ...")
-            xs, ys, sinfo = synth_dataset(captures, TRAIN.nth(9303), log=log)
-            x, y = np.concatenate([x, xs]), np.concatenate([y, ys])
-            info["captures"] = sinfo
-        xv, yv, _vinfo = make_dataset(max(200, blocks // 10), seed + 1, log=None)
-        if cache_file is not None:
-            np.savez(cache_file, x=x, y=y, xv=xv, yv=yv, info=json.dumps(info))
-    log(f"train cells {len(y)} (detector missed {info['detector_missed']} of {blocks} blocks); val cells {len(yv)}")
-    if init:
-        # Continue from an earlier model (fine-tuning on new cells: fewer epochs, gentler steps).
-        model = keras.saving.load_model(init, compile=False)
-        lr0 = 6e-4
-    else:
-        model = build_model()
-        lr0 = 2e-3
-    steps = epochs * int(np.ceil(len(y) / 256))
-    sched = keras.optimizers.schedules.CosineDecay(lr0, steps)
-    model.compile(optimizer=keras.optimizers.Adam(sched), loss="sparse_categorical_crossentropy", metrics=["accuracy"])
-    t0 = time.time()
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    # Save after every epoch: a long run on a shared machine still leaves a usable model.
-    checkpoint = keras.callbacks.ModelCheckpoint(str(out_dir / "mrz_glyphs.keras"), save_best_only=False)
-    model.fit(x, y, batch_size=256, epochs=epochs, validation_data=(xv, yv), verbose=2, callbacks=[checkpoint])
-    train_s = time.time() - t0
-    probs = model.predict(xv, batch_size=1024, verbose=0)
-    acc = float((probs.argmax(1) == yv).mean())
-    model.save(out_dir / "mrz_glyphs.keras")
-    meta = {
-        "name": "mrz_glyphs",
-        "version": 1,
-        "input": {"height": CELL_H, "width": CELL_W, "channels": 1},
-        "labels": LABELS,
-        "preprocessing": "grayscale MRZ cell cut by docauth.ocr.mrzread.cut_cells: ink=1, paper=0, float32",
-        "training": {"seed": seed, "blocks": blocks, "epochs": epochs, "cells": int(len(y)),
-                     "initialised_from": str(init) if init else None,
-                     "detector_missed": info["detector_missed"], "seconds": round(train_s, 1),
-                     "synthetic_captures": info.get("captures"),
-                     "data": "rendered OCR-B (85%) and DejaVu/Liberation Mono MRZ blocks, degraded; plus cells "
-                             "cut from docauth.synth captures (TRAIN seed range) when captures > 0"},
-        "metrics": {"val_cell_accuracy": round(acc, 5), "val_cells": int(len(yv))},
-    }
-    (out_dir / "mrz_glyphs.json").write_text(json.dumps(meta, indent=2) + "\n")
-    log(f"held-out cell accuracy {acc:.4f}; wrote {out_dir / 'mrz_glyphs.keras'}")
-    return meta
-
-
-__all__ = ["LABELS", "random_mrz", "render_block", "block_cells", "make_dataset", "build_model", "train"]

@@ -1,0 +1,348 @@
+"""The MRZ line recogniser: a small convolutional network read out with CTC.
+
+A strip cut along one MRZ line (:func:`docauth.ocr.mrzread.cut_strip`,
+32 x 768, ink = 1) goes in; for each of 192 column frames the model gives
+probabilities over the CTC blank and the 37 MRZ characters. CTC needs no
+character segmentation, so merged glyphs under blur, a grid that does not fit
+and a line found a glyph short or long are all the same to it.
+
+:func:`decode_line` turns the frames into text of the line length the format
+demands, with the top alternatives of every character for the check-digit
+correction in :func:`docauth.ocr.mrz.parse_mrz`.
+
+Training (``docauth train mrz``) cuts strips with the reader's own code from
+rendered MRZ blocks (:mod:`docauth.ocr.mrzrender`) and from synthetic phone
+and scanner captures (:mod:`docauth.synth`, TRAIN seeds), so the recogniser
+learns the crops it will see.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from docauth.ocr.mrz import MRZ_CHARS
+from docauth.ocr.mrzread import LINE_H, LINE_W, FoundMRZ, cut_strip, find_mrz_levelled
+
+MODEL_NAME = "mrz_lines"
+BLANK = "(blank)"
+LABELS = [BLANK, *MRZ_CHARS]  # CTC blank first: Keras' CTC loss reserves class 0 for it
+FRAMES = LINE_W // 4
+TOP_K = 3
+
+
+# --- decoding --------------------------------------------------------------------
+@dataclass
+class LineRead:
+    text: str
+    alternatives: list  # per character: [(char, probability), ...] best first
+    confidence: float  # geometric mean of the chosen characters' probabilities
+
+
+def _greedy(logp: np.ndarray, blank_bias: float) -> list[tuple[int, int, int]]:
+    """(label, first frame, last frame) of each emitted character."""
+    scores = logp.copy()
+    scores[:, 0] += blank_bias
+    best = scores.argmax(1)
+    out: list[tuple[int, int, int]] = []
+    prev = 0
+    for t, k in enumerate(best):
+        if k != 0 and k == prev:
+            out[-1] = (k, out[-1][1], t)
+        elif k != 0:
+            out.append((int(k), t, t))
+        prev = k
+    return out
+
+
+def decode_line(probs: np.ndarray, length: int | None = None) -> LineRead:
+    """Text of one line from its (frames, classes) probabilities.
+
+    With ``length`` the blank's weight is nudged until greedy decoding emits
+    exactly that many characters (a glyph lost in a blank, or one read twice,
+    costs a shift of the whole rest of the line otherwise); when no nudge gets
+    there, the nearest length is returned and the parser reports it.
+
+    >>> p = np.full((6, len(LABELS)), 1e-4); p[:, 0] = 1.0
+    >>> p[1, LABELS.index("P")] = p[3, LABELS.index("<")] = 5.0
+    >>> decode_line(p / p.sum(1, keepdims=True)).text
+    'P<'
+    """
+    logp = np.log(np.maximum(probs, 1e-12))
+    segments = _greedy(logp, 0.0)
+    if length is not None and len(segments) != length:
+        lo, hi = -12.0, 12.0  # more blank weight: fewer characters
+        best = segments
+        for _ in range(14):
+            mid = (lo + hi) / 2
+            seg = _greedy(logp, mid)
+            if abs(len(seg) - length) < abs(len(best) - length):
+                best = seg
+            if len(seg) == length:
+                break
+            if len(seg) > length:
+                lo = mid
+            else:
+                hi = mid
+        segments = best
+    text, alternatives, logs = [], [], []
+    for label, a, b in segments:
+        frames = probs[a:b + 1]
+        peak = a + int(np.argmax(frames[:, label]))
+        p = probs[peak, 1:] / max(1e-9, float(probs[peak, 1:].sum()))  # character given "not blank"
+        top = np.argsort(-p)[:TOP_K]
+        text.append(LABELS[label])
+        alternatives.append([(LABELS[j + 1], float(p[j])) for j in top])
+        logs.append(np.log(max(float(p[label - 1]), 1e-9)))
+    confidence = float(np.exp(np.mean(logs))) if logs else 0.0
+    return LineRead("".join(text), alternatives, confidence)
+
+
+# --- model ---------------------------------------------------------------------------
+def build_model():
+    """(training model with logits out, inference model with probabilities out), sharing weights.
+
+    About 70 M multiply-adds per line: separable convolutions down to 4 x 192,
+    then the column features are mixed along the line (each frame sees about
+    four glyphs, enough to tell '<<' from 'K' and a line's end from its middle).
+    """
+    import keras
+    from keras import layers
+
+    inp = keras.Input((LINE_H, LINE_W, 1), name="strip")
+    x = layers.Conv2D(24, 3, strides=2, padding="same", use_bias=False)(inp)
+    x = layers.BatchNormalization()(x)
+    x = layers.ReLU()(x)
+    for filters, pool in ((48, (2, 2)), (96, None), (96, (2, 1)), (160, None)):
+        x = layers.SeparableConv2D(filters, 3, padding="same", use_bias=False)(x)
+        x = layers.BatchNormalization()(x)
+        x = layers.ReLU()(x)
+        if pool:
+            x = layers.MaxPooling2D(pool)(x)
+    # (4, 192, 160) -> (192, 640): one feature vector per column frame.
+    x = layers.Permute((2, 1, 3))(x)
+    x = layers.Reshape((FRAMES, -1))(x)
+    x = layers.Dense(160, activation="relu")(x)
+    for dilation in (1, 2):
+        y = layers.SeparableConv1D(160, 5, padding="same", dilation_rate=dilation, activation="relu")(x)
+        x = layers.Add()([x, y])
+    x = layers.Dropout(0.15)(x)
+    logits = layers.Dense(len(LABELS), name="logits")(x)
+    probs = layers.Softmax(name="probabilities")(logits)
+    return keras.Model(inp, logits, name="mrz_lines_train"), keras.Model(inp, probs, name=MODEL_NAME)
+
+
+# --- training data ---------------------------------------------------------------------
+def _jitter(rng) -> dict:
+    """Detection as imperfect as it is on real photos: ends off by up to a glyph, baseline off."""
+    return {"pad": (float(rng.uniform(0.1, 1.6)), float(rng.uniform(0.1, 1.6))),
+            "dy": float(rng.normal(0, 0.08)), "half_height": float(rng.uniform(0.72, 1.05))}
+
+
+def strips_from_found(found: FoundMRZ, truth: list[str], flip: bool, rng=None) -> list[tuple[np.ndarray, str]]:
+    """Strips of a found block labelled with the truth lines (read upside down when ``flip``)."""
+    block = found.block
+    strips = []
+    for line in block.lines:
+        opts = _jitter(rng) if rng is not None else {}
+        strips.append(cut_strip(found.gray, line, block.scale, **opts))
+    if flip:
+        strips = [s[::-1, ::-1] for s in reversed(strips)]
+    return list(zip(strips, truth))
+
+
+def _angle_gap(a: float, b: float) -> float:
+    return abs((a - b + 180.0) % 360.0 - 180.0)
+
+
+def rendered_strips(count: int, seed: int, log=None) -> tuple[list, dict]:
+    """Strips from ``count`` rendered, degraded MRZ blocks of every format."""
+    from docauth.ocr.mrzrender import random_mrz, render_block
+
+    rng = np.random.default_rng(seed)
+    types = ["TD1", "TD1", "TD3", "TD3", "TD2", "MRVA", "MRVB"]
+    out, missed = [], 0
+    t0 = time.time()
+    for k in range(count):
+        lines = random_mrz(rng, types[k % len(types)])
+        gray = render_block(rng, lines)
+        found = [f for f in find_mrz_levelled(gray, limit=1) if len(f.block.lines) == len(lines)]
+        if not found:
+            missed += 1
+            continue
+        out += strips_from_found(found[0], lines, flip=_angle_gap(found[0].angle, 0.0) > 90, rng=rng)
+        if log and (k + 1) % 1000 == 0:
+            log(f"  rendered {k + 1}/{count} blocks ({time.time() - t0:.0f}s, detector missed {missed})")
+    return out, {"blocks": count, "detector_missed": missed}
+
+
+def capture_strips(count: int, seed: int, start: int = 0, log=None) -> tuple[list, dict]:
+    """Strips from synthetic phone and scanner captures, found by the reader's own search."""
+    import cv2
+
+    from docauth.synth import generate_sample
+
+    rng = np.random.default_rng(seed + 7)
+    out, missed = [], 0
+    t0 = time.time()
+    for i in range(start, start + count):
+        sample = generate_sample(seed, i, category=("td1_back", "td3_open")[i % 2])
+        truth = list(sample.label["mrz"])
+        quad = np.array(sample.label["mrz_corners"], np.float32)
+        reading = np.degrees(np.arctan2(*(quad[1] - quad[0])[::-1]))
+        gray = cv2.cvtColor(sample.image, cv2.COLOR_RGB2GRAY)
+        hit = None
+        for found in find_mrz_levelled(gray, limit=3):
+            if len(found.block.lines) != len(truth):
+                continue
+            if cv2.pointPolygonTest(quad.reshape(-1, 1, 2), found.centre_in_input(), False) >= 0:
+                hit = found
+                break
+        if hit is None:
+            missed += 1
+            continue
+        out += strips_from_found(hit, truth, flip=_angle_gap(hit.angle, reading) > 90, rng=rng)
+        if log and (i - start + 1) % 500 == 0:
+            log(f"  captures {i - start + 1}/{count} ({time.time() - t0:.0f}s, detector missed {missed})")
+    return out, {"captures": count, "detector_missed": missed}
+
+
+def _arrays(pairs: list) -> tuple[np.ndarray, np.ndarray]:
+    x = np.stack([np.round(s * 255).astype(np.uint8) for s, _ in pairs])
+    y = np.zeros((len(pairs), 44), np.int32)  # 0 = blank = padding for the CTC loss
+    for i, (_, text) in enumerate(pairs):
+        y[i, :len(text)] = [LABELS.index(c) for c in text]
+    return x, y
+
+
+def build_dataset(blocks: int, captures: int, seed: int, capture_seed: int, log=None) -> dict:
+    strips, info = rendered_strips(blocks, seed, log=log)
+    if captures:
+        more, cinfo = capture_strips(captures, capture_seed, log=log)
+        strips += more
+        info["captures"] = cinfo
+    x, y = _arrays(strips)
+    return {"x": x, "y": y, "info": info}
+
+
+# --- training ---------------------------------------------------------------------------
+def write_model(model, out_dir: Path, *, training: dict, metrics: dict) -> dict:
+    """``<out_dir>/mrz_lines.keras`` and its metadata (what the runtime layer and the reader check)."""
+    from docauth.runtime.model import save_model_files
+
+    return save_model_files(model, out_dir, {
+        "name": MODEL_NAME,
+        "version": 1,
+        "input": {"height": LINE_H, "width": LINE_W, "channels": 1},
+        "output": {"frames": FRAMES, "classes": len(LABELS), "blank": 0,
+                   "decoding": "CTC, docauth.ocr.mrzlines.decode_line"},
+        "labels": LABELS,
+        "preprocessing": "grayscale strip along one MRZ line cut by docauth.ocr.mrzread.cut_strip: "
+                         "ink=1, paper=0, float32 in [0, 1]",
+        "training": training,
+        "metrics": metrics,
+    })
+
+
+def ctc_loss(y_true, logits):
+    """CTC loss through TensorFlow's C++ kernel (sparse labels; 0 = blank = padding).
+
+    Keras' own CTC loss takes dense labels, which TensorFlow computes with a
+    scan of small ops, several times slower on a CPU.
+    """
+    import tensorflow as tf
+
+    labels = tf.sparse.from_dense(tf.cast(y_true, tf.int32))
+    batch, frames = tf.shape(logits)[0], tf.shape(logits)[1]
+    return tf.nn.ctc_loss(labels=labels, logits=logits, label_length=None, logit_length=tf.fill([batch], frames),
+                          logits_time_major=False, blank_index=0)
+
+
+def line_accuracy(model, x: np.ndarray, y: np.ndarray) -> float:
+    probs = model.predict(x.astype(np.float32)[..., None] / 255.0, batch_size=128, verbose=0)
+    ok = 0
+    for p, labels in zip(probs, y):
+        truth = "".join(LABELS[k] for k in labels if k)
+        ok += decode_line(p, len(truth)).text == truth
+    return ok / max(1, len(y))
+
+
+def train(out_dir: Path, *, blocks: int = 12000, captures: int = 4000, epochs: int = 8, seed: int = 9303,
+          cache: str | Path | None = None, init: str | Path | None = None, batch_size: int = 32,
+          log=print) -> dict:
+    """Cut strips, train with CTC, measure line accuracy on held-out strips, write ``mrz_lines.keras`` + ``.json``."""
+    import keras
+    import tensorflow as tf
+
+    from docauth.synth.seeds import TRAIN, VALIDATION
+
+    keras.utils.set_random_seed(seed)
+    cache_file = Path(cache) if cache else None
+    if cache_file is not None and cache_file.is_file():
+        log(f"loading cached strips from {cache_file}")
+        with np.load(cache_file, allow_pickle=False) as data:
+            x, y, xv, yv = data["x"], data["y"], data["xv"], data["yv"]
+            info = json.loads(str(data["info"]))
+    else:
+        log(f"cutting strips from {blocks} rendered blocks and {captures} synthetic captures ...")
+        train_set = build_dataset(blocks, captures, seed, TRAIN.nth(9303), log=log)
+        val_set = build_dataset(max(300, blocks // 12), max(150, captures // 12), seed + 1, VALIDATION.nth(9303))
+        x, y, info = train_set["x"], train_set["y"], train_set["info"]
+        xv, yv = val_set["x"], val_set["y"]
+        info["validation"] = val_set["info"]
+        if cache_file is not None:
+            np.savez(cache_file, x=x, y=y, xv=xv, yv=yv, info=json.dumps(info))
+    log(f"train strips {len(y)}, validation strips {len(yv)}")
+    train_model, model = build_model()
+    if init:
+        model.load_weights(init) if str(init).endswith(".weights.h5") else model.set_weights(
+            keras.saving.load_model(init, compile=False).get_weights())
+    steps = epochs * int(np.ceil(len(y) / batch_size))
+    lr = keras.optimizers.schedules.CosineDecay(0.0, steps, warmup_target=2e-3 if not init else 1e-3,
+                                                warmup_steps=min(500, steps // 10))
+    train_model.compile(optimizer=keras.optimizers.AdamW(lr, weight_decay=1e-4), loss=ctc_loss)
+
+    def as_float(strips, labels):
+        strips = tf.cast(strips, tf.float32)[..., None] / 255.0
+        return strips, labels
+
+    def augment(strips, labels):
+        # Contrast and ink-weight variation on top of what rendering and capture already vary.
+        gain = tf.random.uniform((tf.shape(strips)[0], 1, 1, 1), 0.7, 1.15)
+        strips = tf.clip_by_value(strips * gain + tf.random.normal(tf.shape(strips), 0, 0.04), 0.0, 1.0)
+        return strips, labels
+
+    data = (tf.data.Dataset.from_tensor_slices((x, y)).shuffle(len(y), seed=seed, reshuffle_each_iteration=True)
+            .batch(batch_size).map(as_float).map(augment).prefetch(2))
+    val = tf.data.Dataset.from_tensor_slices((xv, yv)).batch(256).map(as_float)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    history = []
+    best = (-1.0, None)
+
+    def describe() -> dict:
+        return {"seed": seed, "epochs": epochs, "epochs_run": len(history), "batch_size": batch_size,
+                "strips": int(len(y)), "initialised_from": str(init) if init else None,
+                "seconds": round(time.time() - t0, 1), "data": info, "history": history,
+                "recipe": f"docauth train mrz --blocks {blocks} --captures {captures} --epochs {epochs}"}
+    for epoch in range(epochs):
+        h = train_model.fit(data, epochs=1, validation_data=val, verbose=2)
+        acc = line_accuracy(model, xv, yv)
+        history.append({"epoch": epoch + 1, "loss": round(float(h.history["loss"][-1]), 4),
+                        "val_loss": round(float(h.history["val_loss"][-1]), 4), "val_line_accuracy": round(acc, 5)})
+        log(f"epoch {epoch + 1}/{epochs}: {history[-1]} ({time.time() - t0:.0f}s)")
+        if acc >= best[0]:
+            best = (acc, model.get_weights())
+            # A long run cut short still leaves the best model, with its metadata.
+            meta = write_model(model, out_dir, training=describe(), metrics={
+                "val_line_accuracy": round(best[0], 5), "val_strips": int(len(yv))})
+    model.set_weights(best[1])
+    meta = write_model(model, out_dir, training=describe(),
+                       metrics={"val_line_accuracy": round(best[0], 5), "val_strips": int(len(yv))})
+    log(f"held-out line accuracy {best[0]:.4f}; wrote {out_dir / (MODEL_NAME + '.keras')}")
+    return meta

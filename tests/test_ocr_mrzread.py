@@ -1,0 +1,87 @@
+"""Finding the MRZ at any angle, cutting its line strips, decoding the recogniser's frames."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from docauth.ocr.mrzlines import LABELS, decode_line
+from docauth.ocr.mrzread import LINE_H, LINE_W, cut_strip, find_mrz_levelled, rotate_degrees, text_angle
+from docauth.synth import generate_sample
+from docauth.synth.seeds import TESTS
+
+SEED = TESTS.nth(41)
+
+
+def _reading_angle(label) -> float:
+    quad = np.array(label["mrz_corners"] or label["corners"], float)
+    v = quad[1] - quad[0]
+    return float(np.degrees(np.arctan2(v[1], v[0])))
+
+
+def _apart(a, b, period):
+    return abs((a - b + period / 2) % period - period / 2)
+
+
+@pytest.mark.parametrize("index", range(8))
+def test_text_direction_of_generated_captures(index):
+    """On the documents that carry an MRZ, the one place the reader relies on it."""
+    sample = generate_sample(SEED, index, category=("td1_back", "td3_open")[index % 2])
+    angle = text_angle(cv2.cvtColor(sample.image, cv2.COLOR_RGB2GRAY))
+    assert angle is not None and -90 <= angle < 90
+    assert _apart(angle, _reading_angle(sample.label), 180) < 2.0, (angle, sample.label["capture"])
+
+
+@pytest.mark.parametrize("turn", [0, 35, 90, 150, 200, 300])
+def test_mrz_found_at_any_angle_and_inside_the_true_zone(turn):
+    sample = generate_sample(SEED, 20, category="td1_back")
+    gray = cv2.cvtColor(sample.image, cv2.COLOR_RGB2GRAY)
+    turned, m = rotate_degrees(gray, turn)
+    found = find_mrz_levelled(turned)
+    assert found and len(found[0].block.lines) == 3
+    quad = cv2.transform(np.array(sample.label["mrz_corners"], np.float32)[None], m)[0]
+    assert cv2.pointPolygonTest(quad.reshape(-1, 1, 2), found[0].centre_in_input(), False) >= 0
+
+
+def test_nothing_mrz_like_in_a_blank_or_noise_image():
+    rng = np.random.default_rng(0)
+    assert find_mrz_levelled(np.full((400, 600), 210, np.uint8)) == []
+    assert find_mrz_levelled(rng.integers(0, 255, (400, 600), dtype=np.uint8)) == []
+
+
+def test_strip_has_the_model_shape_and_ink_is_bright():
+    sample = generate_sample(SEED, 22, category="td1_back")
+    found = find_mrz_levelled(cv2.cvtColor(sample.image, cv2.COLOR_RGB2GRAY))[0]
+    strip = cut_strip(found.gray, found.block.lines[0], found.block.scale)
+    assert strip.shape == (LINE_H, LINE_W) and strip.dtype == np.float32
+    assert 0.0 <= strip.min() and strip.max() <= 1.0
+    centre = strip[LINE_H // 3: 2 * LINE_H // 3]
+    assert centre.mean() > strip[:3].mean()  # glyphs sit in the middle rows
+
+
+def _frames(text: str, per_char: int = 3) -> np.ndarray:
+    """Frames a perfect recogniser would give: each character then a blank."""
+    rows = []
+    for ch in text:
+        rows += [LABELS.index(ch)] * (per_char - 1) + [0]
+    p = np.full((len(rows), len(LABELS)), 1e-4)
+    p[np.arange(len(rows)), rows] = 1.0
+    return p / p.sum(1, keepdims=True)
+
+
+def test_decoding_repeated_fillers_and_confidence():
+    read = decode_line(_frames("P<UTO<<<<"), 9)
+    assert read.text == "P<UTO<<<<"
+    assert read.confidence > 0.99
+    assert [a[0][0] for a in read.alternatives] == list("P<UTO<<<<")
+
+
+def test_decoding_forces_the_line_length():
+    p = _frames("L898902C3")
+    # a weak glyph: the '9' at frames 12-13 is almost blank
+    p[12:14] = 0.0
+    p[12:14, 0] = 0.55
+    p[12:14, LABELS.index("9")] = 0.45
+    assert decode_line(p).text == "L89802C3"  # free decoding loses it
+    assert decode_line(p, 9).text == "L898902C3"  # the format's length brings it back
