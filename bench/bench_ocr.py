@@ -146,9 +146,9 @@ def write_docs(speed, spec, peye, n_images, eval_json=None) -> None:
         "lines (2-3 long, aligned, fixed-pitch, equally long lines), each line cut into a 32x768 strip and read by "
         "a CTC line recogniser (`models/mrz_lines`, trained by `docauth train mrz` on rendered OCR-B MRZs plus "
         "synthetic captures), both ways up in one batch; its per-character alternatives drive the check-digit "
-        "correction in `docauth.ocr.mrz.parse_mrz`. The document quad comes from the outline model "
-        "(`models/outline`, a small segmentation network), the quarter-turn from the MRZ or, without one, from "
-        "label-above-value layout votes. Printed fields: one Tesseract call over a mosaic of the text boxes, "
+        "correction in `docauth.ocr.mrz.parse_mrz`. The document quad comes from Canny/colour-segmentation "
+        "contours (the outline model of `docauth.ocr.outline` when one is shipped; none is yet), the quarter-turn "
+        "from the MRZ or, without one, from label-above-value layout votes. Printed fields: one Tesseract call over a mosaic of the text boxes, "
         "labels matched by keyword (fuzzily), content fallbacks (dates, number, sex, nationality, names).",
         "",
         f"Measured {dt.date.today().isoformat()} on {_cpu_name()}, pinned to 1 core "
@@ -175,7 +175,8 @@ def write_docs(speed, spec, peye, n_images, eval_json=None) -> None:
             f"({spec['mrz_exact_rate']:.1%}) | {spec['false_valid']} | {spec['median_ms']:.0f} ms |",
         ]
         if peye is not None:
-            lines.append(f"| PassportEye 2.2.2 (Tesseract, separate venv) | {peye['mrz_exact']}/{peye['count']} "
+            when = f", measured {peye['measured']}" if peye.get("measured") else ""
+            lines.append(f"| PassportEye 2.2.2 (Tesseract, separate venv{when}) | {peye['mrz_exact']}/{peye['count']} "
                          f"({peye['mrz_exact_rate']:.1%}) | {peye['false_valid']} | {peye['median_ms']:.0f} ms |")
         else:
             lines.append("| PassportEye | not run (no /tmp/peye-venv) | | |")

@@ -108,6 +108,37 @@ def test_recogniser_alternatives_guide_correction():
     assert not parse_mrz([TD3[0], wrong]).valid
 
 
+def _sure(lines):
+    return [[[(c, 1.0)] for c in line] for line in lines]
+
+
+def test_document_code_letter_is_corrected_by_format():
+    r = parse_mrz(["J" + TD1[0][1:], TD1[1], TD1[2]])  # J for I: no check digit covers it
+    assert r.lines == TD1 and r.valid
+    assert {"line": 0, "pos": 0, "from": "J", "to": "I", "reason": "document code"} in r.corrections
+    assert parse_mrz(["R" + TD3[0][1:], TD3[1]]).lines[0][0] == "P"  # a passport's code is P
+
+
+def test_check_digit_blind_confusion_is_not_valid():
+    # C (12) and 2 weigh the same modulo 10: the document number's check digit passes either way.
+    line2 = TD3[1][:7] + "2" + TD3[1][8:]
+    assert parse_mrz([TD3[0], line2]).checks["document_number"]["ok"]
+    alts = _sure([TD3[0], line2])
+    alts[1][7] = [("2", 0.5), ("C", 0.45), ("Z", 0.05)]
+    r = parse_mrz([TD3[0], line2], alternatives=alts)
+    assert r.checks["document_number"]["ok"] and not r.valid
+    assert any("line 1 pos 7" in w for w in r.warnings)
+    sure = parse_mrz(TD3, alternatives=_sure(TD3))
+    assert sure.valid
+
+
+def test_unsure_name_character_is_not_valid():
+    alts = _sure(TD3)
+    alts[0][23] = [("I", 0.7), ("Z", 0.3)]  # ANNA<MAR(I)A: no check digit covers names
+    r = parse_mrz(TD3, alternatives=alts)
+    assert r.lines == TD3 and all(c["ok"] for c in r.checks.values()) and not r.valid
+
+
 def test_deliberately_bad_specimen_stays_invalid():
     r = parse_mrz("IDMLT9999999<<3<9999999M<999<<|7309258F0810245MLT0310240<<<<5|SPITERI<MANDY<<<<<<<<<<<<<<<<<")
     assert not r.valid
