@@ -134,6 +134,35 @@ def main() -> int:
     return 0
 
 
+def _bars(speed, spec, eval_json) -> list[str]:
+    def verdict(ok):
+        return "met" if ok else "**not met**"
+
+    out = [f"MRZ reading <= 150 ms: the MRZ stage {speed['mrz_ms']:.0f} ms ({verdict(speed['mrz_ms'] <= 150)}); "
+           f"an MRZ-only call, which also locates and rectifies the document, {speed['mrz_cpu_ms']:.0f} ms "
+           f"({verdict(speed['mrz_cpu_ms'] <= 150)})",
+           f"full OCR <= 600 ms: {speed['full_cpu_ms']:.0f} ms ({verdict(speed['full_cpu_ms'] <= 600)})"]
+    if spec is not None:
+        out.append(f"real specimens MRZ exact >= 80 %: {spec['mrz_exact_rate']:.1%} "
+                   f"({verdict(spec['mrz_exact_rate'] >= 0.8)}); reported valid but wrong: {spec['false_valid']} "
+                   f"({verdict(spec['false_valid'] == 0)})")
+    if eval_json is not None and Path(eval_json).is_file():
+        import json
+
+        syn = json.loads(Path(eval_json).read_text()).get("synthetic") or {}
+        if syn:
+            rate = float(syn["mrz_exact_rate"])
+            out.append(f"synthetic MRZ exact >= 97 %: {rate:.1%} ({verdict(rate >= 0.97)}; n={syn['mrz_count']}, "
+                       f"the issue asks for 2,000 captures)")
+            f = syn["fields"]
+            worst = min(float(f[k]["exact_rate"]) for k in ("surname", "date_of_birth", "document_number"))
+            out.append("synthetic surname / date of birth / document number >= 95 %: "
+                       + " / ".join(f"{float(f[k]['exact_rate']):.1%}" for k in
+                                    ("surname", "date_of_birth", "document_number"))
+                       + f" ({verdict(worst >= 0.95)}; card fronts carry no MRZ, so their fields are Tesseract's)")
+    return out
+
+
 def write_docs(speed, spec, peye, n_images, eval_json=None) -> None:
     path = ROOT / "docs" / "benchmarks.md"
     text = path.read_text() if path.exists() else "# Benchmarks\n"
@@ -203,6 +232,7 @@ def write_docs(speed, spec, peye, n_images, eval_json=None) -> None:
                       for k, v in syn["viz_fields"].items()]
             lines += [f"| MRZ reported valid but wrong | {syn['mrz_false_valid']} | {syn['mrz_count']} |",
                       f"| quarter-turn found | {syn['rotation_rate']} | {syn['count']} |"]
+    lines += ["", "Issue 3 bars, from the numbers above:", ""] + [f"- {b}" for b in _bars(speed, spec, eval_json)]
     lines.append("<!-- ocr:end -->")
     section = "\n".join(lines) + "\n"
     if "<!-- ocr:begin -->" in text:
