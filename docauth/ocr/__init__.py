@@ -8,7 +8,8 @@
 Modules: ``mrz`` (parser, checks, corrections), ``mrzread`` (text direction,
 zone finder, line strips), ``mrzlines`` (the CTC line recogniser: model,
 decoding, training), ``mrzrender`` (rendered MRZs for training), ``locate``
-(document quad, warp, quarter-turns), ``viz`` (printed fields with Tesseract),
+(document quad, warp, quarter-turns), ``quad`` (corner geometry), ``outline`` (optional
+segmentation model for the quad), ``viz`` (printed fields with Tesseract),
 ``reader`` (the stage object), ``evaluate``, ``cli``.
 Importing this package loads no ML framework.
 """

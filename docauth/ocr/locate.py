@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from docauth.ocr.quad import fit_sides, order_corners, quad_from_contour
+
 TD1_ASPECT = 85.6 / 54.0
 TD3_ASPECT = 125.0 / 88.0
 WORK_SIDE = 640  # quad search resolution
@@ -35,69 +37,8 @@ class Located:
     info: dict = field(default_factory=dict)
 
 
-def _order(pts: np.ndarray) -> np.ndarray:
-    """TL, TR, BR, BL in image coordinates."""
-    pts = np.asarray(pts, np.float64).reshape(4, 2)
-    c = pts.mean(0)
-    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
-    pts = pts[np.argsort(ang)]  # clockwise on screen starting near -pi (left)
-    # Start at the corner with the smallest x + y (top-left).
-    k = int(np.argmin(pts.sum(1)))
-    return np.roll(pts, -k, axis=0)
-
-
-def _quad_from_contour(cnt, cv2) -> np.ndarray | None:
-    hull = cv2.convexHull(cnt)
-    peri = cv2.arcLength(hull, True)
-    for eps in (0.015, 0.025, 0.04):
-        approx = cv2.approxPolyDP(hull, eps * peri, True)
-        if len(approx) == 4:
-            return approx.reshape(4, 2).astype(np.float64)
-    rect = cv2.minAreaRect(hull)
-    box = cv2.boxPoints(rect)
-    if cv2.contourArea(hull) >= 0.88 * rect[1][0] * rect[1][1]:
-        return box.astype(np.float64)
-    return None
-
-
-def _fit_sides(q: np.ndarray, pts: np.ndarray, cv2) -> np.ndarray:
-    """Refit each side to the contour points along its middle; corners = intersections.
-
-    Rounded card corners and a bump of glare pull polygon vertices off; the
-    straight middle parts of the sides do not lie.
-    """
-    lines = []
-    for k in range(4):
-        a, b = q[k], q[(k + 1) % 4]
-        d = b - a
-        length = float(np.hypot(*d))
-        if length < 10:
-            return q
-        u = d / length
-        rel = pts - a
-        t = rel @ u
-        dist = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
-        sel = pts[(t > 0.15 * length) & (t < 0.85 * length) & (dist < max(3.0, 0.03 * length))]
-        if len(sel) < 8:
-            return q
-        vx, vy, x0, y0 = cv2.fitLine(sel.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
-    out = []
-    for k in range(4):
-        (p1, d1), (p2, d2) = lines[(k - 1) % 4], lines[k]
-        m = np.array([d1, -d2]).T
-        if abs(np.linalg.det(m)) < 1e-6:
-            return q
-        s_, _t = np.linalg.solve(m, p2 - p1)
-        out.append(p1 + s_ * d1)
-    out = np.array(out)
-    if np.max(np.abs(out - q)) > 0.15 * np.ptp(q, axis=0).max():
-        return q  # the fit ran away: keep the polygon
-    return out
-
-
 def _score_quad(q: np.ndarray, area_img: float, cv2) -> float:
-    q = _order(q)
+    q = order_corners(q)
     area = cv2.contourArea(q.astype(np.float32))
     frac = area / area_img
     if frac < 0.04 or frac > 0.97:
@@ -175,12 +116,12 @@ def _locate_by_contours(rgb: np.ndarray) -> Located:
         for cnt in contours:
             if cv2.contourArea(cnt) < 0.03 * area_img and cv2.arcLength(cnt, True) < 0.4 * (h + w):
                 continue
-            q = _quad_from_contour(cnt, cv2)
+            q = quad_from_contour(cnt, cv2)
             if q is None:
                 continue
-            q = _fit_sides(_order(q), cnt.reshape(-1, 2).astype(np.float64), cv2)
+            q = fit_sides(order_corners(q), cnt.reshape(-1, 2).astype(np.float64), cv2)
             frame = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float64)
-            if np.abs(_order(q) - frame).max() < 0.03 * max(h, w):
+            if np.abs(order_corners(q) - frame).max() < 0.03 * max(h, w):
                 continue  # the image frame itself, not a document in it
             sc = _score_quad(q, area_img, cv2)
             if sc > best[0]:
@@ -188,7 +129,7 @@ def _locate_by_contours(rgb: np.ndarray) -> Located:
     if best[1] is None:
         corners = np.array([[0, 0], [W - 1, 0], [W - 1, H - 1], [0, H - 1]], np.float64)
         return Located(corners, False, 0.0, {"method": "whole_image"})
-    q = _order(best[1]) / s
+    q = order_corners(best[1]) / s
     q = _refine_corners(q, rgb, cv2)
     return Located(q, True, float(best[0]), {"method": best[2]})
 

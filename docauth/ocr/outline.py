@@ -44,7 +44,7 @@ def mask_to_quad(mask: np.ndarray, image_shape, threshold: float = 0.5) -> tuple
     share of the image; None when nothing document-sized is marked."""
     import cv2
 
-    from docauth.ocr.locate import _fit_sides, _order, _quad_from_contour
+    from docauth.ocr.quad import fit_sides, order_corners, quad_from_contour
 
     h, w = image_shape[:2]
     binary = (mask >= threshold).astype(np.uint8)
@@ -64,13 +64,13 @@ def mask_to_quad(mask: np.ndarray, image_shape, threshold: float = 0.5) -> tuple
     if not contours:
         return None
     contour = max(contours, key=cv2.contourArea)
-    quad = _quad_from_contour(contour, cv2)
+    quad = quad_from_contour(contour, cv2)
     if quad is None:
         quad = cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float64)
     points = contour.reshape(-1, 2).astype(np.float64)
-    quad = _fit_sides(_order(quad), points, cv2)
+    quad = fit_sides(order_corners(quad), points, cv2)
     scale = np.array([w / big_side, h / big_side])
-    quad = _order(quad * scale)
+    quad = order_corners(quad * scale)
     quad[:, 0] = np.clip(quad[:, 0], 0, w - 1)
     quad[:, 1] = np.clip(quad[:, 1], 0, h - 1)
     return quad, share
