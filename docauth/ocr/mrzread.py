@@ -59,10 +59,19 @@ class FoundMRZ:
     angle: float  # the image was turned by this many degrees (see rotate_degrees)
     to_level: np.ndarray = field(repr=False)  # 2x3: input image -> levelled image coordinates
 
+    def to_input(self, points) -> np.ndarray:
+        """(N, 2) points of the levelled image in input image coordinates."""
+        pts = np.asarray(points, np.float64).reshape(-1, 2)
+        return np.hstack([pts, np.ones((len(pts), 1))]) @ _invert_affine(self.to_level).T
+
+    def corners_in_input(self) -> np.ndarray:
+        """The block's box (TL, TR, BR, BL) in input image coordinates."""
+        x, y, w, h = self.block.box
+        return self.to_input([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+
     def centre_in_input(self) -> tuple[float, float]:
         x, y, w, h = self.block.box
-        inverse = _invert_affine(self.to_level)
-        cx, cy = inverse @ np.array([x + w / 2, y + h / 2, 1.0])
+        cx, cy = self.to_input([[x + w / 2, y + h / 2]])[0]
         return float(cx), float(cy)
 
 
@@ -188,12 +197,6 @@ def find_text_lines(gray: np.ndarray, open_thin: bool = False) -> list[TextLine]
 def _is_mrz_line(line: TextLine) -> bool:
     extent = line.x1 - line.x0
     return line.count >= 18 and extent >= 16 * line.height and abs(line.slope) < 0.15
-
-
-def find_mrz(gray: np.ndarray, max_side: int = 1400) -> MRZBlock | None:
-    """The most MRZ-like block (2-3 lines) in a grayscale image, or None."""
-    found = find_mrz_candidates(gray, max_side=max_side, limit=1)
-    return found[0] if found else None
 
 
 def find_mrz_candidates(gray: np.ndarray, max_side: int = 1400, limit: int = 3,

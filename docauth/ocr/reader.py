@@ -321,10 +321,7 @@ def _zone_top(read: MRZRead, homography: np.ndarray, rect_shape, rotation: int) 
     """Fraction of the upright rectified document above the MRZ block."""
     import cv2
 
-    x, y, w, h = read.found.block.box
-    to_input = np.linalg.inv(np.vstack([read.found.to_level, [0.0, 0.0, 1.0]]))
-    corners = np.array([[x, y, 1.0], [x + w, y, 1.0], [x + w, y + h, 1.0], [x, y + h, 1.0]]) @ to_input.T
-    pts = cv2.perspectiveTransform(corners[None, :, :2].astype(np.float64), homography)[0]
+    pts = cv2.perspectiveTransform(read.found.corners_in_input()[None], homography)[0]
     height, width = rect_shape[:2]
     for _ in range((rotation // 90) % 4):  # each clockwise quarter-turn: (x, y) -> (H - 1 - y, x)
         pts = np.stack([height - 1 - pts[:, 1], pts[:, 0]], 1)

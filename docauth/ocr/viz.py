@@ -150,44 +150,6 @@ def compare_field(name: str, viz: str | None, mrz: str | None) -> bool | None:
 
 
 # --- Tesseract -------------------------------------------------------------
-def _tesseract_words(gray: np.ndarray) -> list[Phrase]:
-    import pytesseract
-
-    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-    try:
-        data = pytesseract.image_to_data(gray, config="--psm 11 --oem 1", output_type=pytesseract.Output.DICT)
-    except (pytesseract.TesseractError, OSError, RuntimeError):
-        return []
-    words = []
-    for i, text in enumerate(data["text"]):
-        text = (text or "").strip()
-        conf = float(data["conf"][i])
-        if not text or conf < 0:
-            continue
-        x, y, w, h = data["left"][i], data["top"][i], data["width"][i], data["height"][i]
-        words.append(Phrase(text, x, y, x + w, y + h, conf))
-    return words
-
-
-def _group_phrases(words: list[Phrase]) -> list[Phrase]:
-    words = sorted(words, key=lambda p: (p.y0, p.x0))
-    phrases: list[Phrase] = []
-    for w in sorted(words, key=lambda p: p.x0):
-        for p in phrases:
-            same_row = min(p.y1, w.y1) - max(p.y0, w.y0) > 0.5 * min(p.h, w.h)
-            similar = 0.6 < (w.h / max(p.h, 1)) < 1.6
-            gap = w.x0 - p.x1
-            if same_row and similar and -2 < gap < 1.2 * max(p.h, w.h):
-                p.text += " " + w.text
-                p.x1 = max(p.x1, w.x1)
-                p.y0, p.y1 = min(p.y0, w.y0), max(p.y1, w.y1)
-                p.conf = min(p.conf, w.conf)
-                break
-        else:
-            phrases.append(Phrase(w.text, w.x0, w.y0, w.x1, w.y1, w.conf))
-    return phrases
-
-
 def _label_field(text: str) -> str | None:
     """The field a printed label names, or None (not a label, or a label of a field we do not read).
 

@@ -441,15 +441,19 @@ def _badge(rng) -> np.ndarray:
     return np.asarray(img)
 
 
+def _flat_card(rng, payment_share: float) -> tuple[np.ndarray, str]:
+    """A payment card (probability ``payment_share``), else a business card (up to 0.75), else a badge."""
+    k = rng.random()
+    if k < payment_share:
+        return _payment_card(rng), "payment_card"
+    if k < 0.75:
+        return _business_card(rng), "business_card"
+    return _badge(rng), "badge"
+
+
 def card(rng) -> tuple[np.ndarray, dict]:
     """A payment, member or business card: card-shaped, may carry a chip or a photo, not an identity document."""
-    k = rng.random()
-    if k < 0.5:
-        flat, variant = _payment_card(rng), "payment_card"
-    elif k < 0.75:
-        flat, variant = _business_card(rng), "business_card"
-    else:
-        flat, variant = _badge(rng), "badge"
+    flat, variant = _flat_card(rng, payment_share=0.5)
     style = "scan" if rng.random() < 0.25 else "phone"
     mask = d.rounded_mask(flat.shape[0], flat.shape[1], int(flat.shape[0] * 0.06))
     cap = capture_document(flat, rng, style=style, mask=mask, thumb_p=0.15)
@@ -506,13 +510,7 @@ def card_crop(rng) -> tuple[np.ndarray, dict]:
     """A payment, business or member card cropped tightly (like ``doc_crop`` documents): not a document."""
     from docauth.synth.crop import crop_capture
 
-    k = rng.random()
-    if k < 0.45:
-        flat, variant = _payment_card(rng), "payment_card"
-    elif k < 0.75:
-        flat, variant = _business_card(rng), "business_card"
-    else:
-        flat, variant = _badge(rng), "badge"
+    flat, variant = _flat_card(rng, payment_share=0.45)
     mask = d.rounded_mask(flat.shape[0], flat.shape[1], int(min(flat.shape[:2]) * 0.06))
     cap = crop_capture(flat, rng, mask=mask)
     cap.info["card_corners"] = cap.corners
