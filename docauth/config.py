@@ -59,6 +59,7 @@ class Settings:
     max_queue_delay_ms: float = 5.0
     autotune: bool = True  # backend="auto" without a matching profile: measure briefly at start-up
     autotune_seconds: float = 3.0  # budget of that start-up measurement, per model
+    tesseract: str = "auto"  # auto | library (libtesseract in process) | command (a process per call)
     # input limits
     max_upload_bytes: int = 20 * 1024 * 1024
     max_image_pixels: int = 40_000_000
@@ -97,6 +98,8 @@ class Settings:
         settings = cls(**values)
         if settings.mode not in ("realtime", "throughput"):
             raise ConfigError(f"mode must be 'realtime' or 'throughput', not {settings.mode!r}")
+        if settings.tesseract not in ("auto", "library", "command"):
+            raise ConfigError(f"tesseract must be 'auto', 'library' or 'command', not {settings.tesseract!r}")
         return settings
 
 

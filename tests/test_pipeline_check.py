@@ -79,6 +79,24 @@ def test_own_document_is_accepted(pipeline, reader, astronaut_id):
     assert set(result.timings_ms) >= {"classify", "ocr", "face", "duplicates", "text", "total"}
 
 
+def test_portrait_of_a_page_read_upside_down_is_found(pipeline, reader, astronaut_id):
+    reader.next_fields = _fields(ASTRONAUT_PERSON)
+    import cv2
+
+    from docauth.ocr.locate import warp
+
+    page = document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False, kind="td1_front")
+    h, w = page.shape[:2]
+    rectified, _ = warp(page, np.float64([[0, 0], [w, 0], [w, h], [0, h]]))  # the reader's page size
+    reader.rectified_page = cv2.rotate(rectified, cv2.ROTATE_180)  # OCR turned the page the wrong way
+    photo = np.ascontiguousarray(np.rot90(page))  # taken sideways: HOG finds no upright face on it
+    result = pipeline.check(photo, person_id=astronaut_id)
+    face = result.stages["face"].output
+    assert face["searched"] == "photo, rectified, rectified turned 180", face
+    assert face["face_found"] and face["match"], face
+    assert result.decision == "accept", result.export()
+
+
 def test_someone_elses_document_is_rejected_for_face_and_name(pipeline, reader, astronaut_id):
     reader.next_fields = _fields(OTHER_PERSON)
     image = document_of(OTHER_PERSON, None, seed=11, captured=False)  # the generator's own face

@@ -14,6 +14,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -23,6 +24,8 @@ from docauth.ocr import outline
 from docauth.ocr.mrzlines import LABELS, MODEL_NAME, decode_line
 from docauth.ocr.mrzread import LINE_H, LINE_LENGTHS, LINE_W, FoundMRZ, cut_strip, find_mrz_levelled
 
+# Card fronts seldom carry an MRZ (TD1 prints it on the back; TD2-style cards on the front do).
+SIDES_WITHOUT_MRZ = frozenset({"front"})
 FIELD_NAMES = ("surname", "given_names", "nationality", "sex", "date_of_birth", "document_number", "expiry_date")
 LINE_MODEL = MODEL_NAME
 OUTLINE_MODEL = outline.MODEL_NAME
@@ -80,14 +83,18 @@ class MRZReader:
     def __init__(self, model):
         self.model = model
 
-    def read(self, gray: np.ndarray) -> MRZRead | None:
-        """The best reading of the MRZ-like blocks in ``gray`` (the first valid one), or None."""
+    def read(self, gray: np.ndarray, *, expected: bool = True) -> MRZRead | None:
+        """The best reading of the MRZ-like blocks in ``gray`` (the first valid one), or None.
+
+        ``expected=False`` (a card front): searched along the text direction only, not also
+        along the image axes, which costs two more line searches on an image that has no MRZ.
+        """
         gray, zoom = _reading_scale(gray)
         best: MRZRead | None = None
         # Second pass only when the first read nothing valid: with hair-lines cut, an MRZ printed over
         # guilloche comes apart into its lines (it costs a second line search, so not by default).
         for open_thin in (None, True):
-            for found in find_mrz_levelled(gray, limit=2, open_thin=open_thin):
+            for found in find_mrz_levelled(gray, limit=2, open_thin=open_thin, axes=expected):
                 read = self.read_block(found)
                 if best is None or _rank(read) > _rank(best):
                     best = read
@@ -157,16 +164,19 @@ def _unzoomed(found: FoundMRZ, zoom: float) -> FoundMRZ:
 class DocumentReader:
     """Locate, rectify, read MRZ + printed fields, cross-check."""
 
-    def __init__(self, mrz_reader: MRZReader, *, read_viz: bool = True, outline_model=None):
+    def __init__(self, mrz_reader: MRZReader, *, read_viz: bool = True, outline_model=None, tesseract=None):
         self.mrz_reader = mrz_reader
         self.read_viz = read_viz
         self.outline_model = outline_model
+        self.tesseract = tesseract  # a docauth.ocr.tesseract engine; None: the process's "auto" one
 
     @classmethod
     def load(cls, models_dir: str | Path | None = None, backend: str = "auto", mode: str = "realtime",
-             *, read_viz: bool = True) -> "DocumentReader":
+             *, read_viz: bool = True, tesseract: str = "auto") -> "DocumentReader":
         from docauth.runtime import load_model
         from docauth.runtime.model import model_paths
+
+        from docauth.ocr.tesseract import tesseract_engine
 
         os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # Tesseract: faster single-threaded on small crops
         model = load_model(LINE_MODEL, models_dir=models_dir, backend=backend, mode=mode)
@@ -181,12 +191,21 @@ class DocumentReader:
             side = outline.INPUT_SIDE
             if outline_model.input_shape != (side, side, 3):
                 raise ModelError(f"{OUTLINE_MODEL}: expected a {side}x{side} RGB input")
-        return cls(MRZReader(model), read_viz=read_viz, outline_model=outline_model)
+        engine = tesseract_engine(tesseract) if read_viz else None
+        return cls(MRZReader(model), read_viz=read_viz, outline_model=outline_model, tesseract=engine)
+
+    def warmup(self) -> None:
+        """Load what the first call would otherwise load (Tesseract's language, in process)."""
+        if self.tesseract is not None:
+            self.tesseract.warmup()
 
     # -- stages ------------------------------------------------------------
-    def preprocess(self, image: np.ndarray, timings: dict | None = None
+    def preprocess(self, image: np.ndarray, timings: dict | None = None, *, side: str | None = None
                    ) -> tuple[DocumentView, np.ndarray, MRZRead | None]:
-        """Read the MRZ (it also tells the document's orientation), locate, warp and turn upright."""
+        """Read the MRZ (it also tells the document's orientation), locate, warp and turn upright.
+
+        ``side``: the side classifier's answer, when known (a front is searched less for an MRZ).
+        """
         import cv2
 
         from docauth.ocr.locate import document_corners, locate_document, rotate_quarter, warp
@@ -194,7 +213,7 @@ class DocumentReader:
         timings = {} if timings is None else timings
         image = _as_rgb(image)
         t = time.perf_counter()
-        mrz = self.mrz_reader.read(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY))
+        mrz = self.mrz_reader.read(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), expected=side not in SIDES_WITHOUT_MRZ)
         timings["mrz_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         located = locate_document(image, self.outline_model)
@@ -204,7 +223,7 @@ class DocumentReader:
             rotation = mrz.rotation
         elif self.read_viz:
             t = time.perf_counter()
-            rotation = _orient_by_text(cv2.cvtColor(rect, cv2.COLOR_RGB2GRAY))
+            rotation = _orient_by_text(cv2.cvtColor(rect, cv2.COLOR_RGB2GRAY), self.tesseract)
             timings["orient_ms"] = (time.perf_counter() - t) * 1000
         else:
             rotation = 0
@@ -215,17 +234,22 @@ class DocumentReader:
             mrz.result.zone_top = _zone_top(mrz, homography, rect.shape, rotation) if located.found else None
         return view, upright, mrz
 
-    def __call__(self, image: np.ndarray) -> OCRResult:
+    def __call__(self, image: np.ndarray, *, side: str | None = None,
+                 on_rectified: Callable[[np.ndarray], None] | None = None) -> OCRResult:
+        """Read a document. ``on_rectified(upright_rgb)`` is called as soon as the document is
+        rectified, before its printed fields are read (the pipeline starts the portrait search there)."""
         timings: dict = {}
         t0 = time.perf_counter()
-        view, upright, read = self.preprocess(image, timings)
+        view, upright, read = self.preprocess(image, timings, side=side)
+        if on_rectified is not None:
+            on_rectified(upright)
         mrz = read.result if read is not None else None
         viz: dict = {}
         if self.read_viz:
             from docauth.ocr.viz import read_printed_fields
 
             t = time.perf_counter()
-            viz = read_printed_fields(upright, mrz_top=_mrz_top(mrz))
+            viz = read_printed_fields(upright, mrz_top=_mrz_top(mrz), engine=self.tesseract)
             timings["viz_ms"] = (time.perf_counter() - t) * 1000
         result = self.postprocess(view, mrz, viz, timings)
         result.timings_ms["total_ms"] = (time.perf_counter() - t0) * 1000
@@ -259,7 +283,7 @@ class DocumentReader:
         return OCRResult(document=view, mrz=mrz, fields=fields, consistency=consistency, timings_ms=timings, viz=viz)
 
 
-def _orient_by_text(gray: np.ndarray) -> int:
+def _orient_by_text(gray: np.ndarray, engine=None) -> int:
     """Quarter-turn of a document without an MRZ.
 
     Text lines run horizontally when upright (component chains decide 0/180 vs
@@ -283,16 +307,12 @@ def _orient_by_text(gray: np.ndarray) -> int:
         return (base + 180) % 360
     if up >= down + 1:
         return base
-    try:
-        import pytesseract
+    from docauth.ocr.tesseract import tesseract_engine
 
-        osd = pytesseract.image_to_osd(g, config="--psm 0 -c min_characters_to_try=20",
-                                       output_type=pytesseract.Output.DICT)
-        if int(osd.get("rotate", 0)) == 180 and float(osd.get("orientation_conf", 0)) > 1.0:
-            return (base + 180) % 360
-    except (pytesseract.TesseractError, OSError, RuntimeError, ValueError):
-        pass  # too little text to decide: keep the horizontal reading
-    return base
+    osd = (engine or tesseract_engine()).orientation(g)
+    if osd is not None and osd.rotate == 180 and osd.confidence > 1.0:
+        return (base + 180) % 360
+    return base  # too little text to decide: keep the horizontal reading
 
 
 def _label_value_votes(boxes) -> tuple[int, int]:

@@ -6,7 +6,9 @@
 
 Each stage is a plain callable held as an attribute, so tests (and deployments)
 build a ``Pipeline`` from any mix of real stages, a temporary store, or another
-classifier. The pipeline never decides HTTP status codes and never logs
+classifier. The reader is called as ``reader(image, side=..., on_rectified=...)``
+(the side classifier's answer; a callback taking the upright document as soon as
+it exists) and returns an OCR result like :class:`docauth.ocr.OCRResult`. The pipeline never decides HTTP status codes and never logs
 personal data.
 """
 
@@ -114,6 +116,8 @@ class Pipeline:
         timings["classify"] = (time.perf_counter() - start) * 1000
         if self.reader is not None:
             start = time.perf_counter()
+            if hasattr(self.reader, "warmup"):
+                self.reader.warmup()  # a stage may load lazily (Tesseract's languages)
             try:
                 self.reader(image)
             except DocauthError:
@@ -183,12 +187,14 @@ class Pipeline:
         if side is False:
             return  # not a document: nothing else runs
         wants_face = self.faces is not None and (side is None or side in FACE_SIDES)
-        # Latency (realtime): the portrait is searched on the photo as taken while OCR runs (Tesseract
-        # works in its own process, so the two use both cores); the rectified page is the fallback.
-        early_face = self._face_pool().submit(self._encode_timed, image) if wants_face and self.parallel_face \
-            else None
-        ocr, fields = self._read_document(result, image, side)
-        self._match_face(result, image, ocr, side, person_id, early_face)
+        search = None
+        if wants_face and self.parallel_face:
+            # Latency (realtime): the portrait is searched while OCR runs, on the other core. First on the
+            # photo as taken (quick sizes only); when that finds none, on the upright rectified document as
+            # soon as OCR has made it (a turned or small portrait), beside the printed-field reading.
+            search = _PortraitSearch(self._face_pool(), self._encode_timed, image)
+        ocr, fields = self._read_document(result, image, side, search.rectified_ready if search else None)
+        self._match_face(result, image, ocr, side, person_id, search)
         self._match_text(result, fields, person, person_id)
 
     # 1-2. document or not, and which side
@@ -208,14 +214,14 @@ class Pipeline:
         return c.get("side")
 
     # 3. locate, rectify, MRZ, printed fields
-    def _read_document(self, result: CheckResult, image, side):
+    def _read_document(self, result: CheckResult, image, side, on_rectified=None):
         if self.reader is None:
             result.skip("ocr", "OCR stage not configured")
             return None, {}
         ocr = None
         with result.timed("ocr"):
             try:
-                ocr = self.reader(image)
+                ocr = self.reader(image, side=side, on_rectified=on_rectified)
             except DocauthError as exc:
                 result.stages["ocr"] = StageRecord(status="failed", output=exc.export()["error"])
                 result.add_reason("stage_failed", "ocr", f"OCR failed: {exc.code}")
@@ -241,7 +247,7 @@ class Pipeline:
         return ocr, fields
 
     # 4. face 1:1 with the person, 1:N against everyone enrolled
-    def _match_face(self, result: CheckResult, image, ocr, side, person_id, early_face) -> None:
+    def _match_face(self, result: CheckResult, image, ocr, side, person_id, search) -> None:
         if self.faces is None:
             result.skip("face", "face stage not configured")
             result.skip("duplicates", "face stage not configured")
@@ -254,7 +260,7 @@ class Pipeline:
                 result.add_reason("face_not_checked", "face", REASONS["face_not_checked"])
             return
         encoding, face_info = self._find_face(result, image, S.rectified(ocr) if ocr is not None else None,
-                                              early_face)
+                                              search)
         face_out: dict = {"face_found": encoding is not None, **face_info}
         if encoding is None:
             result.add_reason("face_not_found", "face", REASONS["face_not_found"])
@@ -282,14 +288,13 @@ class Pipeline:
             result.scores["duplicate_distance"] = hits[0]["distance"]
             result.add_reason("duplicate_identity", "duplicates", REASONS["duplicate_identity"])
 
-    def _find_face(self, result: CheckResult, image, rectified, early_face):
-        """(encoding or None, info): the photo searched early (realtime) or the rectified page first."""
-        if early_face is not None:
-            encoding, info, ms = early_face.result()
-            info["searched"] = "photo"
-            if encoding is None and rectified is not None:
-                encoding, info, more_ms = self._encode_timed(rectified)
-                info["searched"] = "photo, rectified"
+    def _find_face(self, result: CheckResult, image, rectified, search):
+        """(encoding or None, info): found by the concurrent search (realtime) or here, rectified page first."""
+        if search is not None:
+            encoding, info, ms = search.result()
+            if encoding is None:  # last resort: the photo at the larger detection size
+                encoding, info, more_ms = self._encode_timed(image)
+                info["searched"] = search.searched + ", photo (large)"
                 ms += more_ms
             result.timings_ms["face"] = round(ms, 2)
             return encoding, info
@@ -332,9 +337,9 @@ class Pipeline:
                     self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="docauth-face")
         return self._pool
 
-    def _encode_timed(self, image):
+    def _encode_timed(self, image, large: bool = True):
         start = time.perf_counter()
-        encoding, info = self.faces.encode(image)
+        encoding, info = self.faces.encode(image, large=large)
         return encoding, info, (time.perf_counter() - start) * 1000.0
 
     # -- 1:N -------------------------------------------------------------------------------
@@ -358,3 +363,42 @@ class Pipeline:
         if encoding is None:
             raise InvalidImage("no face was found in the enrolment photo", code="face_not_found")
         return encoding
+
+
+class _PortraitSearch:
+    """The realtime portrait search beside OCR: the photo (quick), then the rectified page if need be.
+
+    ``rectified_ready`` is OCR's ``on_rectified`` callback. The follow-up task waits for the photo
+    search inside the pool; it cannot deadlock, because the pool runs tasks in submission order and the
+    photo search of the same check was submitted first.
+    """
+
+    def __init__(self, pool, encode_timed, photo):
+        self._pool, self._encode_timed = pool, encode_timed
+        self._photo = pool.submit(encode_timed, photo, False)
+        self._followup = None
+        self.searched = "photo"
+
+    def rectified_ready(self, upright) -> None:
+        self._followup = self._pool.submit(self._then_rectified, upright)
+
+    def _then_rectified(self, upright):
+        encoding, info, ms = self._photo.result()
+        if encoding is not None:
+            return encoding, info, ms
+        # The rectified page at quick sizes (its long side is ~1,000 px: the larger copy adds nothing),
+        # then turned half-way: HOG finds upright faces only, and a page without an MRZ can be read
+        # upside down.
+        for searched, page in (("rectified", upright), ("rectified turned 180", upright[::-1, ::-1])):
+            encoding, info, more_ms = self._encode_timed(np.ascontiguousarray(page), False)
+            self.searched += ", " + searched
+            ms += more_ms
+            if encoding is not None:
+                break
+        return encoding, info, ms
+
+    def result(self):
+        """(encoding or None, info, milliseconds spent searching)."""
+        encoding, info, ms = (self._followup or self._photo).result()
+        info["searched"] = self.searched
+        return encoding, info, ms
