@@ -66,3 +66,39 @@ def fit_sides(q: np.ndarray, pts: np.ndarray, cv2) -> np.ndarray:
     if np.max(np.abs(out - q)) > 0.15 * np.ptp(q, axis=0).max():
         return q  # the fit ran away: keep the polygon
     return out
+
+
+def page_with_zone(corners: np.ndarray, zone_centre, zone_direction, page_aspect: float,
+                   tolerance: float = 0.3) -> np.ndarray:
+    """The page of an open booklet that holds a zone (the MRZ), when ``corners`` outline two pages.
+
+    ``corners``: a quad in image order. ``zone_direction``: a vector along the zone's lines, which run
+    along the page's width. A page is ``page_aspect`` times as wide as it is high; a quad about twice
+    as high (two pages joined at the fold, across the lines) is cut at the fold and the half with the
+    zone's centre returned. Any other quad is returned as it is.
+
+    >>> spread = np.float64([[0, 0], [125, 0], [125, 176], [0, 176]])  # facing page above the data page
+    >>> page_with_zone(spread, (60, 160), (1, 0), 125 / 88).tolist()
+    [[0.0, 88.0], [125.0, 88.0], [125.0, 176.0], [0.0, 176.0]]
+    >>> page_with_zone(spread[:, ::-1], (160, 60), (0, 1), 125 / 88).tolist()  # turned a quarter
+    [[88.0, 0.0], [176.0, 0.0], [176.0, 125.0], [88.0, 125.0]]
+    >>> page_with_zone(np.float64([[0, 0], [125, 0], [125, 88], [0, 88]]), (60, 80), (1, 0), 125 / 88).tolist()
+    [[0.0, 0.0], [125.0, 0.0], [125.0, 88.0], [0.0, 88.0]]
+    """
+    q = order_corners(corners)
+    u = np.asarray(zone_direction, np.float64)
+    u = u / max(np.linalg.norm(u), 1e-9)
+    sides = [q[(k + 1) % 4] - q[k] for k in range(4)]
+    along = [abs(float(np.dot(s, u))) / max(np.linalg.norm(s), 1e-9) for s in sides]
+    k = 0 if along[0] + along[2] >= along[1] + along[3] else 1  # sides k, k+2 run along the lines
+    width = (np.linalg.norm(sides[k]) + np.linalg.norm(sides[k + 2])) / 2
+    height = (np.linalg.norm(sides[k + 1]) + np.linalg.norm(sides[(k + 3) % 4])) / 2
+    if abs(height * page_aspect / max(width, 1e-9) - 2.0) > 2.0 * tolerance:
+        return q
+    # Corners a, b on one line-parallel side, c, d on the other (a-d and b-c cross the fold).
+    a, b, c, d = q[k], q[(k + 1) % 4], q[(k + 2) % 4], q[(k + 3) % 4]
+    m_bc, m_da = (b + c) / 2, (d + a) / 2
+    halves = (np.array([a, b, m_bc, m_da]), np.array([m_da, m_bc, c, d]))
+    centre = np.asarray(zone_centre, np.float64)
+    dist = [np.linalg.norm(h.mean(0) - centre) for h in halves]
+    return order_corners(halves[int(np.argmin(dist))])

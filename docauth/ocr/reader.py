@@ -24,6 +24,8 @@ from docauth.ocr import outline
 from docauth.ocr.mrzlines import LABELS, MODEL_NAME, decode_line
 from docauth.ocr.mrzread import LINE_H, LINE_LENGTHS, LINE_W, FoundMRZ, cut_strip, find_mrz_levelled
 
+# Formats printed on a booklet's data page: the outline may take in the facing page too.
+BOOKLET_TYPES = frozenset({"TD3", "MRVA"})
 # Card fronts seldom carry an MRZ (TD1 prints it on the back; TD2-style cards on the front do).
 SIDES_WITHOUT_MRZ = frozenset({"front"})
 FIELD_NAMES = ("surname", "given_names", "nationality", "sex", "date_of_birth", "document_number", "expiry_date")
@@ -217,6 +219,8 @@ class DocumentReader:
         timings["mrz_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         located = locate_document(image, self.outline_model)
+        if mrz is not None and located.found and mrz.result.type in BOOKLET_TYPES:
+            located.corners = _data_page(located.corners, mrz)
         rect, homography = warp(image, located.corners)
         timings["locate_ms"] = (time.perf_counter() - t) * 1000
         if mrz is not None:
@@ -281,6 +285,15 @@ class DocumentReader:
             else:
                 fields[name] = None
         return OCRResult(document=view, mrz=mrz, fields=fields, consistency=consistency, timings_ms=timings, viz=viz)
+
+
+def _data_page(corners: np.ndarray, read: MRZRead) -> np.ndarray:
+    """The data page alone when the outline found the whole open booklet (both pages)."""
+    from docauth.ocr.locate import TD3_ASPECT
+    from docauth.ocr.quad import page_with_zone
+
+    block = read.found.corners_in_input()
+    return page_with_zone(corners, read.found.centre_in_input(), block[1] - block[0], TD3_ASPECT)
 
 
 def _orient_by_text(gray: np.ndarray, engine=None) -> int:
