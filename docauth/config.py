@@ -46,6 +46,10 @@ def _default_face_threshold() -> float:
     return DEFAULT_FACE_THRESHOLD
 
 
+# auto: libtesseract in process when it loads, else the command; see docauth.ocr.tesseract.
+TESSERACT_ENGINES = ("auto", "library", "command")
+
+
 @dataclass(frozen=True)
 class Settings:
     # where things live
@@ -98,8 +102,8 @@ class Settings:
         settings = cls(**values)
         if settings.mode not in ("realtime", "throughput"):
             raise ConfigError(f"mode must be 'realtime' or 'throughput', not {settings.mode!r}")
-        if settings.tesseract not in ("auto", "library", "command"):
-            raise ConfigError(f"tesseract must be 'auto', 'library' or 'command', not {settings.tesseract!r}")
+        if settings.tesseract not in TESSERACT_ENGINES:
+            raise ConfigError(f"tesseract must be one of {', '.join(TESSERACT_ENGINES)}, not {settings.tesseract!r}")
         return settings
 
 

@@ -175,10 +175,9 @@ class DocumentReader:
     @classmethod
     def load(cls, models_dir: str | Path | None = None, backend: str = "auto", mode: str = "realtime",
              *, read_viz: bool = True, tesseract: str = "auto") -> "DocumentReader":
+        from docauth.ocr.tesseract import tesseract_engine
         from docauth.runtime import load_model
         from docauth.runtime.model import model_paths
-
-        from docauth.ocr.tesseract import tesseract_engine
 
         os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # Tesseract: faster single-threaded on small crops
         model = load_model(LINE_MODEL, models_dir=models_dir, backend=backend, mode=mode)

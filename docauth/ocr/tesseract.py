@@ -27,9 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from docauth.config import TESSERACT_ENGINES as ENGINES
 from docauth.errors import ConfigError, ModelError
 
-ENGINES = ("auto", "library", "command")
 LIBRARY_NAMES = ("libtesseract.so.5", "libtesseract.so", "libtesseract.5.dylib")
 # Settings of the printed-field pass (a mosaic of text lines) and of the orientation pass.
 TEXT_PSM, OSD_PSM = 6, 0

@@ -292,8 +292,8 @@ class Pipeline:
         """(encoding or None, info): found by the concurrent search (realtime) or here, rectified page first."""
         if search is not None:
             encoding, info, ms = search.result()
-            if encoding is None:  # last resort: the photo at the larger detection size
-                encoding, info, more_ms = self._encode_timed(image)
+            if encoding is None:  # last resort: the photo at the larger size (its upsampled search is done)
+                encoding, info, more_ms = self._encode_timed(image, upsampled=False)
                 info["searched"] = search.searched + ", photo (large)"
                 ms += more_ms
             result.timings_ms["face"] = round(ms, 2)
@@ -337,9 +337,9 @@ class Pipeline:
                     self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="docauth-face")
         return self._pool
 
-    def _encode_timed(self, image, large: bool = True):
+    def _encode_timed(self, image, *, upsampled: bool = True, large: bool = True):
         start = time.perf_counter()
-        encoding, info = self.faces.encode(image, large=large)
+        encoding, info = self.faces.encode(image, upsampled=upsampled, large=large)
         return encoding, info, (time.perf_counter() - start) * 1000.0
 
     # -- 1:N -------------------------------------------------------------------------------
@@ -375,7 +375,7 @@ class _PortraitSearch:
 
     def __init__(self, pool, encode_timed, photo):
         self._pool, self._encode_timed = pool, encode_timed
-        self._photo = pool.submit(encode_timed, photo, False)
+        self._photo = pool.submit(encode_timed, photo, large=False)
         self._followup = None
         self.searched = "photo"
 
@@ -390,7 +390,7 @@ class _PortraitSearch:
         # then turned half-way: HOG finds upright faces only, and a page without an MRZ can be read
         # upside down.
         for searched, page in (("rectified", upright), ("rectified turned 180", upright[::-1, ::-1])):
-            encoding, info, more_ms = self._encode_timed(np.ascontiguousarray(page), False)
+            encoding, info, more_ms = self._encode_timed(np.ascontiguousarray(page), large=False)
             self.searched += ", " + searched
             ms += more_ms
             if encoding is not None:
