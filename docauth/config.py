@@ -67,6 +67,9 @@ class Settings:
     # input limits
     max_upload_bytes: int = 20 * 1024 * 1024
     max_image_pixels: int = 40_000_000
+    # All images of one request together, from their headers before any is decoded: a decoded pixel costs
+    # 3 bytes and more while decoding, so this bounds a request's memory (16 x 6000x6000 would need ~2 GB).
+    max_request_pixels: int = 100_000_000
     min_image_side: int = 16
     # decision thresholds
     document_threshold: float = 0.5

@@ -128,6 +128,25 @@ def decode_image(
     return DecodedImage(pixels=pixels, media_type=media, original_size=(width, height), frames=frames)
 
 
+def declared_pixels(data: bytes) -> int:
+    """Width x height an image's header declares, read without decoding it; 0 when there is no readable
+    header (:func:`decode_image` then names the problem)."""
+    from PIL import Image, UnidentifiedImageError
+
+    if sniff_media_type(data) not in SUPPORTED_MEDIA_TYPES:
+        return 0
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as img:
+                width, height = img.size
+    except Image.DecompressionBombError:
+        return 2**62  # beyond any budget
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError):
+        return 0
+    return int(width) * int(height)
+
+
 def load_image(source: str | Path | bytes, **limits) -> np.ndarray:
     """RGB ``uint8`` array (H, W, 3) of an image file or bytes."""
     return decode_image(source, **limits).pixels

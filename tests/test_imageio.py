@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from docauth import errors
-from docauth.imageio import decode_image, load_image, sniff_media_type
+from docauth.imageio import declared_pixels, decode_image, load_image, sniff_media_type
 
 
 def _png(arr: np.ndarray, mode: str | None = None) -> bytes:
@@ -99,3 +99,12 @@ def test_shared_bad_inputs_rejected_clearly(shared_data, name):
                                         ("bad_exif_orientation.jpg", (240, 320, 3))])
 def test_shared_odd_but_valid_inputs_decode(shared_data, name, shape):
     assert load_image(shared_data / "bad-inputs" / name).shape == shape
+
+
+def test_declared_pixels_reads_the_header_only():
+    from bad_inputs import jpeg_claiming, png_claiming
+
+    assert declared_pixels(png_claiming(6000, 5000)) == 30_000_000  # 4 rows of data: never decoded
+    assert declared_pixels(jpeg_claiming(4000, 3000)) == 12_000_000
+    assert declared_pixels(b"not an image") == 0
+    assert declared_pixels(b"\x89PNG\r\n\x1a\n") == 0  # a signature without a header

@@ -16,7 +16,7 @@ import pytest
 
 pytest.register_assert_rewrite("http_server", "bad_inputs")
 
-from bad_inputs import generated_inputs, shared_bad_inputs
+from bad_inputs import generated_inputs, png_claiming, shared_bad_inputs
 from http_server import DOCAUTH_CMD, _base_env, assert_json_error, png_bytes
 
 pytest_plugins = ["http_server"]  # the session-wide `server_session` fixture
@@ -89,6 +89,24 @@ def test_oversized_upload_is_413(server_session):
     r = server_session.post("/v1/checks", files={"image": ("big.jpg", big, "image/jpeg")}, timeout=120)
     assert assert_json_error(r, (413,))["error"]["code"] in ("payload_too_large", "image_too_large")
     server_session.assert_healthy()
+
+
+def test_many_large_images_in_one_request_are_refused_before_decoding(server_session):
+    # Each image is under the per-image limit (36 of 40 Mpx); together they are over the per-request budget
+    # (100 Mpx). The headers alone decide, before a 6000x6000 canvas is allocated for each (these PNGs hold
+    # 4 rows of data; the decoder pads the rest).
+    srv = server_session
+    bomb = png_claiming(6000, 6000)
+    r = srv.post("/v1/classify", files=[("image", (f"{i}.png", bomb, "image/png")) for i in range(16)], timeout=120)
+    assert assert_json_error(r, (413,))["error"]["code"] == "request_too_many_pixels"
+    r = srv.post("/v1/persons", data={"surname": "TESTER", "date_of_birth": "1990-01-01"},
+                 files=[("photo", (f"{i}.png", bomb, "image/png")) for i in range(3)], timeout=120)
+    assert assert_json_error(r, (413,))["error"]["code"] == "request_too_many_pixels"
+    # One such image alone is within both limits: decoded and classified.
+    r = srv.post("/v1/classify", files={"image": ("one.png", bomb, "image/png")}, timeout=120)
+    assert r.status_code == 200, r.text[:300]
+    assert r.json()["results"][0]["is_document"] is False
+    srv.assert_healthy()
 
 
 # -- malformed requests ---------------------------------------------------------------------------

@@ -10,8 +10,8 @@ import time
 from flask import Response, current_app, g, request
 
 from docauth import __version__
-from docauth.errors import DocauthError, InputError, Unavailable
-from docauth.imageio import decode_image
+from docauth.errors import DocauthError, ImageTooLarge, InputError, Unavailable
+from docauth.imageio import decode_image, declared_pixels
 from docauth.service import schemas
 from docauth.service.app import state
 from docauth.service.routes import RouteRegistry
@@ -32,10 +32,21 @@ def _upload(field: str = "image") -> tuple[bytes, object]:
     return f.read(), f
 
 
-def _image(field: str = "image"):
-    data, _ = _upload(field)
+def _within_pixel_budget(blobs: list[bytes]) -> None:
+    """413 before decoding when the images of one request declare more pixels together than allowed."""
     s = state().settings
-    return decode_image(data, max_pixels=s.max_image_pixels, min_side=s.min_image_side).pixels
+    total = sum(declared_pixels(b) for b in blobs)
+    if total > s.max_request_pixels:
+        raise ImageTooLarge(f"the {len(blobs)} image(s) of this request declare {total} pixels together, over the "
+                            f"per-request limit of {s.max_request_pixels}; send fewer or smaller images",
+                            code="request_too_many_pixels")
+
+
+def _decode(blobs: list[bytes]) -> list:
+    """RGB pixels of each upload; call inside the in-flight gate, decoding is the costly part of a bad request."""
+    _within_pixel_budget(blobs)
+    s = state().settings
+    return [decode_image(b, max_pixels=s.max_image_pixels, min_side=s.min_image_side).pixels for b in blobs]
 
 
 def _json_field(name: str) -> dict | None:
@@ -73,13 +84,14 @@ def _ms(start: float) -> float:
                 errors=(400, 404, 413, 415, 422, 503))
 def create_check():
     svc = state()
-    image = _image()
+    data, _ = _upload()
     person_id = _person_id(request.form.get("person_id"))
     claimed = _json_field("claimed")
     if person_id is not None and claimed is not None:
         raise InputError("send either person_id or claimed, not both", code="ambiguous_person")
     pipeline = svc.pipeline
     with svc.gate:
+        [image] = _decode([data])
         result = pipeline.check(image, person_id=person_id, claimed=claimed)
     out = result.export()
     svc.metrics.observe_check(out)
@@ -101,13 +113,11 @@ def classify():
         _upload("image")  # raises the right error
     if len(files) > svc.settings.max_batch_size:
         raise InputError(f"at most {svc.settings.max_batch_size} images per request", code="too_many_images")
-    s = svc.settings
-    images = [decode_image(f.read(), max_pixels=s.max_image_pixels, min_side=s.min_image_side).pixels
-              for f in files]
+    blobs = [f.read() for f in files]
     pipeline = svc.pipeline
     start = time.perf_counter()
     with svc.gate:
-        results = pipeline.classify(images)
+        results = pipeline.classify(_decode(blobs))
     from docauth.pipeline.stages import classification_dict
 
     return {"results": [classification_dict(r) for r in results], "timings_ms": {"classify": _ms(start)}}
@@ -118,10 +128,11 @@ def classify():
                 errors=(400, 413, 415, 422, 503))
 def ocr():
     svc = state()
-    image = _image()
+    data, _ = _upload()
     pipeline = svc.pipeline
     start = time.perf_counter()
     with svc.gate:
+        [image] = _decode([data])
         result = pipeline.read(image)
     from docauth.pipeline.result import jsonable
 
@@ -156,10 +167,11 @@ def create_person():
     faces = []
     if photos:
         s = svc.settings
+        blobs = [f.read() for f in photos]
         pipeline = svc.pipeline  # the face encoder
         with svc.gate:
-            for i, f in enumerate(photos):
-                data = f.read()
+            _within_pixel_budget(blobs)
+            for i, data in enumerate(blobs):
                 pixels = decode_image(data, max_pixels=s.max_image_pixels, min_side=s.min_image_side).pixels
                 try:
                     encoding = pipeline.faces.encode_enrolment(pixels)
