@@ -59,7 +59,9 @@ def test_printed_fields_with_tesseract_agree_with_mrz(reader):
         assert field_equal(name, result.viz.get(name), truth[name]), (name, result.viz)
         assert result.consistency[name]["agree"] is True
     out = result.export()
-    assert set(out) == {"document", "mrz", "fields", "consistency", "timings_ms"}
+    assert set(out) == {"document", "mrz", "fields", "consistency", "sources", "timings_ms"}
+    # Every field of a valid MRZ is confirmed by its check digits.
+    assert {out["sources"][name] for name in ("surname", "date_of_birth", "document_number")} == {"mrz"}
     assert set(out["document"]) == {"corners", "rotation", "found"}
     json.dumps(out)  # JSON-safe: no numpy types
     assert result.document.rectified.ndim == 3
@@ -74,6 +76,7 @@ def test_front_without_mrz_uses_printed_fields(reader):
     assert result.mrz is None
     assert result.consistency["surname"]["agree"] is None
     assert field_equal("surname", result.fields["surname"], doc.fields["surname"]), result.viz
+    assert result.sources["surname"] == "viz"  # read from print alone: nothing confirms it
 
 
 def test_not_a_document(mrz_reader):

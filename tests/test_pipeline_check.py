@@ -79,6 +79,26 @@ def test_own_document_is_accepted(pipeline, reader, astronaut_id):
     assert set(result.timings_ms) >= {"classify", "ocr", "face", "duplicates", "text", "total"}
 
 
+def test_a_printed_name_misread_on_own_card_asks_for_review_not_rejection(pipeline, reader, astronaut_id):
+    # A card front: no MRZ, so the name comes from the printed zone alone, here misread.
+    reader.with_mrz = False
+    reader.next_fields = _fields(ASTRONAUT_PERSON, surname="SEMMENS", date_of_birth="2001-05-02")
+    image = document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False, kind="td1_front")
+    result = pipeline.check(image, person_id=astronaut_id)
+    assert result.stages["face"].output["match"] is True
+    codes = result.reason_codes
+    assert "printed_name_mismatch" in codes and "printed_dob_mismatch" in codes, codes
+    assert "name_mismatch" not in codes and "dob_mismatch" not in codes, codes
+    assert result.decision == "review", result.export()
+
+
+def test_a_name_mismatch_confirmed_by_check_digits_rejects(pipeline, reader, astronaut_id):
+    reader.next_fields = _fields(ASTRONAUT_PERSON, surname="SEMMENS")  # under a valid MRZ
+    image = document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False)
+    result = pipeline.check(image, person_id=astronaut_id)
+    assert "name_mismatch" in result.reason_codes and result.decision == "reject", result.export()
+
+
 def test_portrait_of_a_page_read_upside_down_is_found(pipeline, reader, astronaut_id):
     reader.next_fields = _fields(ASTRONAUT_PERSON)
     import cv2

@@ -53,12 +53,16 @@ class OCRResult:
     consistency: dict
     timings_ms: dict
     viz: dict = field(default_factory=dict)  # raw printed-field reads (not exported separately)
+    # Where each field's value comes from: "mrz" (under a passing check digit), "mrz_unchecked" (an MRZ
+    # that fails its checks) or "viz" (the printed zone alone, as Tesseract read it).
+    sources: dict = field(default_factory=dict)
 
     def export(self) -> dict:
         return {
             "document": self.document.export(),
             "mrz": None if self.mrz is None else self.mrz.export(),
             "fields": dict(self.fields),
+            "sources": dict(self.sources),
             "consistency": {k: dict(v) for k, v in self.consistency.items()},
             "timings_ms": {k: round(float(v), 1) for k, v in self.timings_ms.items()},
         }
@@ -264,6 +268,7 @@ class DocumentReader:
         mrz_fields = mrz.fields if mrz is not None and mrz.type else {}
         fields: dict = {}
         consistency: dict = {}
+        sources: dict = {}
         for name in FIELD_NAMES:
             v, m = viz.get(name), mrz_fields.get(name)
             agree = compare_field(name, v, m) if (v is not None and m not in (None, "")) else None
@@ -274,16 +279,17 @@ class DocumentReader:
             own_check = (mrz is not None and mrz.structure_ok and mrz.checks.get(name, {}).get("ok", False)
                          and mrz.checks.get("composite", {"ok": True})["ok"])
             if mrz is not None and (mrz.valid or own_check) and m not in (None, ""):
-                fields[name] = m
+                fields[name], sources[name] = m, "mrz"
                 if name in ("surname", "given_names") and v and agree:
                     fields[name] = v if len(v) > len(m) else m
             elif v not in (None, ""):
-                fields[name] = v
+                fields[name], sources[name] = v, "viz"
             elif m not in (None, ""):
-                fields[name] = m
+                fields[name], sources[name] = m, "mrz_unchecked"
             else:
                 fields[name] = None
-        return OCRResult(document=view, mrz=mrz, fields=fields, consistency=consistency, timings_ms=timings, viz=viz)
+        return OCRResult(document=view, mrz=mrz, fields=fields, consistency=consistency, timings_ms=timings, viz=viz,
+                         sources=sources)
 
 
 def _data_page(corners: np.ndarray, read: MRZRead) -> np.ndarray:

@@ -193,9 +193,10 @@ class Pipeline:
             # photo as taken (quick sizes only); when that finds none, on the upright rectified document as
             # soon as OCR has made it (a turned or small portrait), beside the printed-field reading.
             search = _PortraitSearch(self._face_pool(), self._encode_timed, image)
-        ocr, fields = self._read_document(result, image, side, search.rectified_ready if search else None)
+        ocr, fields, verified = self._read_document(result, image, side,
+                                                    search.rectified_ready if search else None)
         self._match_face(result, image, ocr, side, person_id, search)
-        self._match_text(result, fields, person, person_id)
+        self._match_text(result, fields, person, person_id, verified)
 
     # 1-2. document or not, and which side
     def _classified(self, result: CheckResult, cls_out):
@@ -215,9 +216,10 @@ class Pipeline:
 
     # 3. locate, rectify, MRZ, printed fields
     def _read_document(self, result: CheckResult, image, side, on_rectified=None):
+        """(OCR result, fields, the fields a check digit confirms)."""
         if self.reader is None:
             result.skip("ocr", "OCR stage not configured")
-            return None, {}
+            return None, {}, set()
         ocr = None
         with result.timed("ocr"):
             try:
@@ -226,7 +228,7 @@ class Pipeline:
                 result.stages["ocr"] = StageRecord(status="failed", output=exc.export()["error"])
                 result.add_reason("stage_failed", "ocr", f"OCR failed: {exc.code}")
         if ocr is None:
-            return None, {}
+            return None, {}, set()
         read = S.ocr_summary(ocr)
         result.stages["ocr"] = StageRecord(output=read["export"])
         fields = read["fields"]
@@ -244,7 +246,7 @@ class Pipeline:
         expiry = S.parse_date(fields.get("expiry_date"))
         if expiry is not None and expiry < self.today():
             result.add_reason("expired", "ocr", REASONS["expired"])
-        return ocr, fields
+        return ocr, fields, read["verified"]
 
     # 4. face 1:1 with the person, 1:N against everyone enrolled
     def _match_face(self, result: CheckResult, image, ocr, side, person_id, search) -> None:
@@ -307,7 +309,7 @@ class Pipeline:
         return encoding, info
 
     # 5. text match with the person's record (or the claimed fields)
-    def _match_text(self, result: CheckResult, fields, person, person_id) -> None:
+    def _match_text(self, result: CheckResult, fields, person, person_id, verified: set[str]) -> None:
         if person is None:
             result.skip("text", "no person or claimed fields given")
             if person_id is None:
@@ -322,7 +324,7 @@ class Pipeline:
             return
         with result.timed("text"):
             match = self.text_matcher(fields, person, today=self.today())
-        out, mismatches = S.text_summary(match)
+        out, mismatches = S.text_summary(match, verified)
         result.stages["text"] = StageRecord(output=out)
         result.scores["text"] = out.get("score")
         for code in mismatches:

@@ -31,6 +31,12 @@ REASONS: dict[str, str] = {
     "name_mismatch": "the name differs from the person's record",
     "dob_mismatch": "the birth date differs from the person's record",
     "document_number_mismatch": "the document number differs from the person's record",
+    "printed_name_mismatch": "the name read from the printed zone differs from the person's record; no check digit "
+                             "confirms the reading, so it may be an OCR misread",
+    "printed_dob_mismatch": "the birth date read from the printed zone differs from the person's record; no check "
+                            "digit confirms the reading, so it may be an OCR misread",
+    "printed_document_number_mismatch": "the document number read from the printed zone differs from the person's "
+                                        "record; no check digit confirms the reading, so it may be an OCR misread",
     "sex_mismatch": "the sex differs from the person's record",
     "nationality_mismatch": "the nationality differs from the person's record",
     "text_not_checked": "the document's fields could not be compared with the person's record",

@@ -164,7 +164,20 @@ def ocr_summary(ocr) -> dict:
         "mrz_score": jsonable(getattr(mrz, "score", None)) if found else None,
         "kind": jsonable(getattr(mrz, "type", None)) if found else None,
         "viz_mrz_mismatch": _viz_mrz_mismatch(ocr),
+        "verified": _verified_fields(ocr, mrz, fields, found),
     }
+
+
+def _verified_fields(ocr, mrz, fields: dict, found: bool) -> set[str]:
+    """Fields whose value a passing MRZ check digit confirms; the rest were read from print alone."""
+    sources = getattr(ocr, "sources", None)
+    if isinstance(sources, dict):
+        return {name for name, source in sources.items() if source == "mrz"}
+    # A reader that does not say: what a valid MRZ carries with the same value.
+    if not (found and _mrz_valid(mrz)):
+        return set()
+    carried = _mrz_fields(mrz)
+    return {name for name, value in fields.items() if carried.get(name) == value}
 
 
 def _mrz_fields(mrz) -> dict:
@@ -314,13 +327,24 @@ MISMATCH_CODES = {
 }
 
 
-def text_summary(match) -> tuple[dict, list[str]]:
-    """(exported match, reason codes). Values are kept: the result goes to the authenticated caller only."""
+# A disagreement on these fields is evidence enough to reject only when a check digit confirms what was
+# read; read from the printed zone alone it may be an OCR slip, and a clerk should look (review).
+UNCONFIRMED_CODES = {"name_mismatch": "printed_name_mismatch", "dob_mismatch": "printed_dob_mismatch",
+                     "document_number_mismatch": "printed_document_number_mismatch"}
+
+
+def text_summary(match, verified: set[str] | None = None) -> tuple[dict, list[str]]:
+    """(exported match, reason codes). Values are kept: the result goes to the authenticated caller only.
+
+    ``verified``: the document fields a passing MRZ check digit confirms (None: treat all as confirmed).
+    """
     out = jsonable(match.export()) if hasattr(match, "export") else jsonable(match)
     codes: list[str] = []
     for item in (out.get("reasons") or []):
         field_name, _, why = str(item).partition(":")
         code = "expired" if why == "expired" else MISMATCH_CODES.get(field_name, f"{field_name}_mismatch")
+        if verified is not None and field_name not in verified and code in UNCONFIRMED_CODES:
+            code = UNCONFIRMED_CODES[code]
         if code not in codes:
             codes.append(code)
     if not codes and out.get("match") is False:
