@@ -53,7 +53,10 @@ def main() -> None:
             ready = server.wait_ready()
             pid = server.enrol()
             client, totals, stages, decisions = [], [], {}, {}
+            rss = {"ready": server.rss_mb()}
             for i in range(args.checks):
+                if i == min(20, args.checks // 4):
+                    rss[f"after {i} checks"] = server.rss_mb()
                 elapsed, body = server.check(images[i % len(images)], pid)
                 if "decision" not in body:
                     raise RuntimeError(f"check failed: {body}")
@@ -63,6 +66,7 @@ def main() -> None:
                 for stage, ms in body["timings_ms"].items():
                     if stage != "total":
                         stages.setdefault(stage, []).append(ms)
+            rss[f"after {args.checks} checks"] = server.rss_mb()
         finally:
             server.stop()
     q = lambda v, p: percentile(v, p)  # noqa: E731
@@ -83,6 +87,9 @@ def main() -> None:
         "",
         "Per stage (server, median ms): " + ", ".join(
             f"{k} {statistics.median(v):.0f}" for k, v in stages.items()) + f". Decisions: {decisions}.",
+        "",
+        "Server memory (RSS, worker and master; Tesseract, TensorFlow and dlib all in process): "
+        + ", ".join(f"{k} {v:.0f} MB" for k, v in rss.items()) + ".",
         "",
         f"Target (issue 6): client p95 <= {TARGET_P95_MS} ms on this 2-core machine — "
         + ("**met**" if q(client, 95) <= TARGET_P95_MS else "**not met**") + f" ({q(client, 95):.0f} ms).",

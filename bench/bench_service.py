@@ -113,6 +113,13 @@ class Server:
         elapsed = time.perf_counter() - t
         return elapsed, (r.json() if r.status_code == 200 else {"status": r.status_code, "body": r.text[:200]})
 
+    def rss_mb(self) -> float:
+        """Resident memory of the server process and its children (workers), MB."""
+        import psutil
+
+        master = psutil.Process(self.proc.pid)
+        return sum(p.memory_info().rss for p in [master, *master.children(recursive=True)]) / 2**20
+
     def stop(self) -> None:
         try:
             os.killpg(self.proc.pid, signal.SIGTERM)

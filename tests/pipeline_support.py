@@ -88,13 +88,17 @@ class FieldsReader:
         self.next_fields: dict = {}
         self.mrz_valid = True
         self.with_mrz = True
+        self.mrz_type = None  # e.g. "TD3": the MRZ format the reader reports
         self.rectified_page = None  # handed to on_rectified, as the real reader does with its upright page
 
     def __call__(self, image, *, side=None, on_rectified=None):
         if on_rectified is not None and self.rectified_page is not None:
             on_rectified(self.rectified_page)
         fields = dict(self.next_fields)
-        return _Read(fields=fields, mrz=_MRZ(fields, self.mrz_valid) if self.with_mrz else None)
+        mrz = _MRZ(fields, self.mrz_valid) if self.with_mrz else None
+        if mrz is not None and self.mrz_type:
+            mrz.type = self.mrz_type
+        return _Read(fields=fields, mrz=mrz)
 
 
 def standin_pipeline(settings):

@@ -99,6 +99,18 @@ def test_a_name_mismatch_confirmed_by_check_digits_rejects(pipeline, reader, ast
     assert "name_mismatch" in result.reason_codes and result.decision == "reject", result.export()
 
 
+def test_a_passport_page_taken_for_a_card_back_is_corrected_by_its_mrz(pipeline, reader, astronaut_id):
+    pipeline.classifier = RuleClassifier(side="back")  # the side model's mistake
+    reader.next_fields = _fields(ASTRONAUT_PERSON)
+    reader.mrz_type = "TD3"  # a valid 2x44 zone: only a passport's data page carries one
+    image = document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False)
+    result = pipeline.check(image, person_id=astronaut_id)
+    assert result.document["side"] == "open" and result.document["side_source"] == "mrz", result.document
+    assert result.document["side_classified"] == "back"
+    assert result.stages["face"].output["match"] is True  # the portrait side: the face was compared
+    assert result.decision == "accept", result.export()
+
+
 def test_portrait_of_a_page_read_upside_down_is_found(pipeline, reader, astronaut_id):
     reader.next_fields = _fields(ASTRONAUT_PERSON)
     import cv2

@@ -30,6 +30,8 @@ from docauth.pipeline.result import CheckResult, StageRecord, jsonable
 # Sides that carry a machine-readable zone (TD1 cards print it on the back; passports on the data page).
 MRZ_SIDES = {"back", "open"}
 FACE_SIDES = {"front", "open"}
+# An MRZ format printed only on one side: a 2x44 zone is a passport's (or booklet's) data page.
+SIDE_OF_MRZ = {"TD3": "open"}
 
 
 @dataclass
@@ -193,10 +195,10 @@ class Pipeline:
             # photo as taken (quick sizes only); when that finds none, on the upright rectified document as
             # soon as OCR has made it (a turned or small portrait), beside the printed-field reading.
             search = _PortraitSearch(self._face_pool(), self._encode_timed, image)
-        ocr, fields, verified = self._read_document(result, image, side,
-                                                    search.rectified_ready if search else None)
+        ocr, read = self._read_document(result, image, side, search.rectified_ready if search else None)
+        side = self._side_from_mrz(result, side, read)
         self._match_face(result, image, ocr, side, person_id, search)
-        self._match_text(result, fields, person, person_id, verified)
+        self._match_text(result, read.get("fields", {}), person, person_id, read.get("verified", set()))
 
     # 1-2. document or not, and which side
     def _classified(self, result: CheckResult, cls_out):
@@ -214,12 +216,22 @@ class Pipeline:
             return False
         return c.get("side")
 
+    @staticmethod
+    def _side_from_mrz(result: CheckResult, side, read: dict):
+        """The side its MRZ proves, when that differs from the classifier's answer (a passport data page
+        cropped alone looks like a card front to the side model)."""
+        proven = SIDE_OF_MRZ.get(read.get("kind")) if read.get("mrz_valid") else None
+        if proven is None or proven == side:
+            return side
+        result.document.update(side=proven, side_source="mrz", side_classified=side)
+        return proven
+
     # 3. locate, rectify, MRZ, printed fields
     def _read_document(self, result: CheckResult, image, side, on_rectified=None):
-        """(OCR result, fields, the fields a check digit confirms)."""
+        """(OCR result, its summary: fields, the fields a check digit confirms, MRZ kind and validity)."""
         if self.reader is None:
             result.skip("ocr", "OCR stage not configured")
-            return None, {}, set()
+            return None, {}
         ocr = None
         with result.timed("ocr"):
             try:
@@ -228,7 +240,7 @@ class Pipeline:
                 result.stages["ocr"] = StageRecord(status="failed", output=exc.export()["error"])
                 result.add_reason("stage_failed", "ocr", f"OCR failed: {exc.code}")
         if ocr is None:
-            return None, {}, set()
+            return None, {}
         read = S.ocr_summary(ocr)
         result.stages["ocr"] = StageRecord(output=read["export"])
         fields = read["fields"]
@@ -246,7 +258,7 @@ class Pipeline:
         expiry = S.parse_date(fields.get("expiry_date"))
         if expiry is not None and expiry < self.today():
             result.add_reason("expired", "ocr", REASONS["expired"])
-        return ocr, fields, read["verified"]
+        return ocr, read
 
     # 4. face 1:1 with the person, 1:N against everyone enrolled
     def _match_face(self, result: CheckResult, image, ocr, side, person_id, search) -> None:
