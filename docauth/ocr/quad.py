@@ -102,3 +102,45 @@ def page_with_zone(corners: np.ndarray, zone_centre, zone_direction, page_aspect
     centre = np.asarray(zone_centre, np.float64)
     dist = [np.linalg.norm(h.mean(0) - centre) for h in halves]
     return order_corners(halves[int(np.argmin(dist))])
+
+
+# Where the document's edges lie around its MRZ, in units of the zone's width (the text block from the first
+# to the last glyph), from the zone's top-left corner, x along the lines, y down the page: (left, top, right,
+# bottom). Measured on generated captures (77 TD1, 77 TD2, 72 TD3, 40 MRV-A, 36 MRV-B; seed 450000) and in
+# line with ICAO 9303's sizes (e.g. TD1 1.148 x 0.725 -> 85.6 x 54 mm; TD3 1.133 x 0.793 -> 125 x 88 mm).
+# Corner spread (1 sd) about 1 % of the zone width at the bottom, 3.5 % at the top.
+DOCUMENT_AROUND_ZONE = {
+    "TD1": (-0.067, -0.477, 1.081, 0.248),
+    "TD2": (-0.058, -0.631, 1.076, 0.168),
+    "TD3": (-0.063, -0.632, 1.070, 0.161),
+    "MRVA": (-0.048, -0.606, 1.080, 0.139),
+    "MRVB": (-0.043, -0.625, 1.059, 0.150),
+}
+
+
+def document_from_zone(zone: np.ndarray, mrz_type: str) -> np.ndarray | None:
+    """The document's quad (image order) predicted from its MRZ block, ``zone``: TL, TR, BR, BL in reading
+    order (TL is where the first line starts), input coordinates. None for an unknown format.
+
+    >>> zone = np.float64([[100, 400], [400, 400], [400, 460], [100, 460]])  # a TD1 zone 300 px wide
+    >>> document_from_zone(zone, "TD1").round().tolist()
+    [[80.0, 257.0], [424.0, 257.0], [424.0, 474.0], [80.0, 474.0]]
+    >>> turned = np.stack([1000 - zone[:, 1], zone[:, 0]], 1)  # turned a quarter clockwise: lines run down
+    >>> document_from_zone(turned, "TD1").round().tolist()
+    [[526.0, 80.0], [743.0, 80.0], [743.0, 424.0], [526.0, 424.0]]
+    >>> document_from_zone(zone, "ZZ") is None
+    True
+    """
+    box = DOCUMENT_AROUND_ZONE.get(mrz_type)
+    if box is None:
+        return None
+    zone = np.asarray(zone, np.float64).reshape(4, 2)
+    origin, along = zone[0], zone[1] - zone[0]
+    width = float(np.linalg.norm(along))
+    if width < 1e-6:
+        return None
+    u = along / width
+    v = np.array([-u[1], u[0]])  # down the page, in reading direction
+    left, top, right, bottom = box
+    corners = [origin + width * (x * u + y * v) for x, y in ((left, top), (right, top), (right, bottom), (left, bottom))]
+    return order_corners(np.array(corners))
