@@ -99,13 +99,14 @@ class MRZReader:
         """The best reading of the MRZ-like blocks in ``gray`` (the first valid one), or None.
 
         ``expected=False`` (a card front): searched along the text direction only, not also
-        along the image axes, which costs two more line searches on an image that has no MRZ.
+        along the image axes, and without the second, hair-line-cutting pass: each costs line
+        searches on an image that most likely has no MRZ.
         """
         gray, zoom = _reading_scale(gray)
         best: MRZRead | None = None
         # Second pass only when the first read nothing valid: with hair-lines cut, an MRZ printed over
         # guilloche comes apart into its lines (it costs a second line search, so not by default).
-        for open_thin in (None, True):
+        for open_thin in (None, True) if expected else (None,):
             for found in find_mrz_levelled(gray, limit=2, open_thin=open_thin, axes=expected):
                 read = self.read_block(found)
                 if best is None or _rank(read) > _rank(best):
