@@ -77,6 +77,16 @@ def locate_document(rgb: np.ndarray, outline_model=None) -> Located:
 
 
 def _locate_by_contours(rgb: np.ndarray) -> Located:
+    candidates = contour_candidates(rgb)
+    if not candidates:
+        H, W = rgb.shape[:2]
+        corners = np.array([[0, 0], [W - 1, 0], [W - 1, H - 1], [0, H - 1]], np.float64)
+        return Located(corners, False, 0.0, {"method": "whole_image"})
+    return max(candidates, key=lambda c: c.score)
+
+
+def contour_candidates(rgb: np.ndarray) -> list[Located]:
+    """Every document-like quad of the edge and colour-segment contours, scored by shape (input coordinates)."""
     import cv2
 
     H, W = rgb.shape[:2]
@@ -107,9 +117,10 @@ def _locate_by_contours(rgb: np.ndarray) -> Located:
     low = cv2.morphologyEx(low, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     low = cv2.morphologyEx(low, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
     masks.append(("segment_low", low))
-    best = (0.0, None, "")
+    found: list[Located] = []
+    frame = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float64)
     for name, m in masks:
-        if name == "segment_low" and best[1] is not None:
+        if name == "segment_low" and found:
             continue  # last resort only: it also takes shadows
         contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL if name.startswith("segment") else cv2.RETR_LIST,
                                        cv2.CHAIN_APPROX_NONE)
@@ -120,18 +131,13 @@ def _locate_by_contours(rgb: np.ndarray) -> Located:
             if q is None:
                 continue
             q = fit_sides(order_corners(q), cnt.reshape(-1, 2).astype(np.float64), cv2)
-            frame = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float64)
             if np.abs(order_corners(q) - frame).max() < 0.03 * max(h, w):
                 continue  # the image frame itself, not a document in it
-            sc = _score_quad(q, area_img, cv2)
-            if sc > best[0]:
-                best = (sc, q, name)
-    if best[1] is None:
-        corners = np.array([[0, 0], [W - 1, 0], [W - 1, H - 1], [0, H - 1]], np.float64)
-        return Located(corners, False, 0.0, {"method": "whole_image"})
-    q = order_corners(best[1]) / s
-    q = _refine_corners(q, rgb, cv2)
-    return Located(q, True, float(best[0]), {"method": best[2]})
+            score = _score_quad(q, area_img, cv2)
+            if score > 0:
+                corners = _refine_corners(order_corners(q) / s, rgb, cv2)
+                found.append(Located(corners, True, float(score), {"method": name}))
+    return found
 
 
 def _refine_corners(q: np.ndarray, rgb: np.ndarray, cv2) -> np.ndarray:
