@@ -80,6 +80,9 @@ class Settings:
     # service
     rate_limit_per_minute: int = 600
     store_uploads: bool = False
+    # realtime mode: the face stage (dlib) in a child process, so the portrait search and OCR truly run side
+    # by side (dlib's encoder holds the GIL); one child per worker, ~150 MB
+    face_process: bool = True
     max_inflight_checks: int = 32  # per worker; beyond it requests get 503 + Retry-After
     log_level: str = "INFO"
 

@@ -57,7 +57,7 @@ class Pipeline:
         *,
         classifier: Callable[[list[np.ndarray]], list[Any]],
         reader: Callable[[np.ndarray], Any] | None,
-        faces: S.FaceStage | None,
+        faces: Any,  # S.FaceStage, or the same interface in a child process (face_process.FaceProcessStage)
         text_matcher: Callable[..., Any] | None,
         store: Any = None,
         policy: DecisionPolicy | None = None,
@@ -98,7 +98,12 @@ class Pipeline:
         if reader is None:
             reader = S.load_reader(settings)
         if faces is None:
-            faces = S.FaceStage.load(settings)
+            if settings.mode == "realtime" and settings.face_process:
+                from docauth.pipeline.face_process import FaceProcessStage
+
+                faces = FaceProcessStage.load(settings)
+            else:
+                faces = S.FaceStage.load(settings)
         if text_matcher is None:
             text_matcher = S.load_text_matcher(settings)
         if store is None:

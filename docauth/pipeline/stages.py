@@ -235,16 +235,17 @@ def parse_date(value) -> dt.date | None:
 
 
 # -- faces -----------------------------------------------------------------------------------
-# dlib's detector and encoder (through face_recognition's module-level models) release the GIL and are
-# not thread-safe: two threads in them at once crash the process (SIGSEGV). Every call goes through this.
+# dlib's detector and encoder (through face_recognition's module-level models) are not thread-safe: two
+# threads in them at once crash the process (SIGSEGV). Every call goes through this. The encoder also holds
+# the GIL for its whole call, which stalls every other thread (see docauth.pipeline.face_process).
 _DLIB_LOCK = threading.Lock()
 
 
 class FaceStage:
     """Encode the document portrait (largest face) and measure distances to templates.
 
-    Calls into dlib are serialised by a process-wide lock (see ``_DLIB_LOCK``);
-    OCR and classification still run alongside.
+    Calls into dlib are serialised by a process-wide lock (see ``_DLIB_LOCK``). Realtime checks run
+    this stage in a child process instead (:mod:`docauth.pipeline.face_process`).
 
     A portrait covers a few percent of a document photo (less on a two-page
     passport spread), so faces are searched on the matching stage's detection

@@ -1,0 +1,77 @@
+"""The realtime face stage in a child process: same answers as in process, errors keep their codes,
+and the child does not outlive its parent."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from docauth.errors import InputError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def stages():
+    from docauth.pipeline.face_process import FaceProcessStage
+    from docauth.pipeline.stages import FaceStage
+
+    remote = FaceProcessStage.load()
+    yield FaceStage.load(), remote
+    remote.close()
+
+
+def test_the_child_gives_the_same_encoding_as_in_process(stages):
+    import skimage.data
+
+    local, remote = stages
+    photo = skimage.data.astronaut()
+    (enc_local, info_local), (enc_remote, info_remote) = local.encode(photo), remote.encode(photo)
+    assert enc_remote is not None and np.allclose(enc_local, enc_remote)
+    assert info_local == info_remote
+    assert np.allclose(remote.encode_enrolment(photo), local.encode_enrolment(photo))
+    assert remote.distance(np.stack([enc_local]), enc_remote)[0] < 1e-6
+
+
+def test_enrolment_errors_cross_back_with_their_code(stages):
+    _local, remote = stages
+    with pytest.raises(InputError) as caught:
+        remote.encode_enrolment(np.full((200, 300, 3), 128, np.uint8))
+    assert caught.value.code == "no_face"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().split()[2] != "Z"
+
+
+def test_the_child_exits_when_its_parent_is_killed():
+    script = ("from docauth.pipeline.face_process import FaceProcessStage\n"
+              "import numpy as np, sys, time\n"
+              "stage = FaceProcessStage.load()\n"
+              "stage.encode(np.full((64, 64, 3), 128, np.uint8))\n"
+              "print(list(stage._pool._processes)[0], flush=True)\n"
+              "time.sleep(600)\n")
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        child = int(parent.stdout.readline())
+        assert _alive(child)
+        parent.send_signal(signal.SIGKILL)  # no chance to shut its pool down
+        parent.wait(10)
+        deadline = time.monotonic() + 10
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _alive(child), "the face process outlived its parent"
+    finally:
+        parent.kill()
