@@ -47,6 +47,19 @@ def test_enrolment_errors_cross_back_with_their_code(stages):
     assert caught.value.code == "no_face"
 
 
+def test_a_dead_face_process_fails_one_call_then_is_replaced(stages):
+    from docauth.errors import Unavailable
+
+    _local, remote = stages
+    remote.encode(np.full((64, 64, 3), 128, np.uint8))
+    os.kill(remote._child.pid, signal.SIGKILL)
+    with pytest.raises(Unavailable) as caught:
+        remote.encode(np.full((64, 64, 3), 128, np.uint8))
+    assert caught.value.code == "face_process_failed"
+    encoding, _info = remote.encode(__import__("skimage.data").data.astronaut())  # a new child
+    assert encoding is not None
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -61,7 +74,7 @@ def test_the_child_exits_when_its_parent_is_killed():
               "import numpy as np, sys, time\n"
               "stage = FaceProcessStage.load()\n"
               "stage.encode(np.full((64, 64, 3), 128, np.uint8))\n"
-              "print(list(stage._pool._processes)[0], flush=True)\n"
+              "print(stage._child.pid, flush=True)\n"
               "time.sleep(600)\n")
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:

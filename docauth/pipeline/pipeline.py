@@ -278,8 +278,14 @@ class Pipeline:
                 # Ownership cannot be confirmed from this side alone: never an automatic accept.
                 result.add_reason("face_not_checked", "face", REASONS["face_not_checked"])
             return
-        encoding, face_info = self._find_face(result, image, S.rectified(ocr) if ocr is not None else None,
-                                              search)
+        try:
+            encoding, face_info = self._find_face(result, image, S.rectified(ocr) if ocr is not None else None,
+                                                  search)
+        except DocauthError as exc:  # e.g. the face process died: this check gets no face decision
+            result.stages["face"] = StageRecord(status="failed", output=exc.export()["error"])
+            result.add_reason("stage_failed", "face", f"face matching failed: {exc.code}")
+            result.skip("duplicates", "the face stage failed")
+            return
         face_out: dict = {"face_found": encoding is not None, **face_info}
         if encoding is None:
             result.add_reason("face_not_found", "face", REASONS["face_not_found"])
