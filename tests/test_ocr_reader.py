@@ -153,3 +153,24 @@ def test_a_valid_mrz_places_the_passport_page(mrz_reader):
             errors.append(_corner_error(result.document.corners, sample.label["corners"]))
     assert len(errors) >= 9, errors
     assert np.mean(np.array(errors) <= 0.05) >= 0.7, np.round(errors, 3)
+
+
+def test_a_value_printed_under_the_wrong_label_still_agrees_with_the_mrz():
+    from docauth.ocr.mrz import parse_mrz
+    from docauth.ocr.reader import DocumentReader, DocumentView
+    from docauth.ocr.viz import Phrase
+
+    mrz = parse_mrz(["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+                     "L898902C36UTO7408122F1204159ZE184226B<<<<<10"])
+    assert mrz.valid
+    view = DocumentView(corners=[[0, 0], [1, 0], [1, 1], [0, 1]], rotation=0, found=True, rectified=None)
+    # The date of issue was taken for the expiry; the real expiry and the birth date are printed elsewhere.
+    viz = {"surname": "ERIKSSON", "expiry_date": "2007-04-16", "date_of_birth": "1974-08-21"}
+    phrases = [Phrase("ERIKSSON", 0, 0, 1, 1, 90), Phrase("15 APR 2012", 0, 2, 1, 3, 90),
+               Phrase("16 APR 2007", 0, 4, 1, 5, 90)]
+    result = DocumentReader(None, read_viz=False).postprocess(view, mrz, viz, {}, phrases=phrases)
+    assert result.consistency["expiry_date"] == {"viz": "2007-04-16", "mrz": "2012-04-15", "agree": True,
+                                                 "found_in_print": True}
+    # A birth date printed nowhere as the MRZ has it is a real disagreement (altered, or misread).
+    assert result.consistency["date_of_birth"]["agree"] is False
+    assert result.consistency["surname"]["agree"] is True and "found_in_print" not in result.consistency["surname"]

@@ -261,18 +261,26 @@ class DocumentReader:
             on_rectified(upright)
         mrz = read.result if read is not None else None
         viz: dict = {}
+        phrases: list = []
         if self.read_viz:
-            from docauth.ocr.viz import read_printed_fields
+            from docauth.ocr.viz import read_printed
 
             t = time.perf_counter()
-            viz = read_printed_fields(upright, mrz_top=_mrz_top(mrz), engine=self.tesseract)
+            viz, phrases = read_printed(upright, mrz_top=_mrz_top(mrz), engine=self.tesseract)
             timings["viz_ms"] = (time.perf_counter() - t) * 1000
-        result = self.postprocess(view, mrz, viz, timings)
+        result = self.postprocess(view, mrz, viz, timings, phrases=phrases)
         result.timings_ms["total_ms"] = (time.perf_counter() - t0) * 1000
         return result
 
-    def postprocess(self, view: DocumentView, mrz: MRZResult | None, viz: dict, timings: dict) -> OCRResult:
-        from docauth.ocr.viz import compare_field
+    def postprocess(self, view: DocumentView, mrz: MRZResult | None, viz: dict, timings: dict, *,
+                    phrases=()) -> OCRResult:
+        """Fields from the best source, and the printed-vs-MRZ agreement per field.
+
+        ``phrases``: every phrase read from the printed zone. A field whose labelled value disagrees with the
+        MRZ (or whose label was not found) still agrees when the MRZ's value is printed elsewhere on the page
+        (``found_in_print``): a misassigned or illegible label is not a forged field.
+        """
+        from docauth.ocr.viz import compare_field, printed_somewhere
 
         mrz_fields = mrz.fields if mrz is not None and mrz.type else {}
         fields: dict = {}
@@ -282,6 +290,8 @@ class DocumentReader:
             v, m = viz.get(name), mrz_fields.get(name)
             agree = compare_field(name, v, m) if (v is not None and m not in (None, "")) else None
             consistency[name] = {"viz": v, "mrz": m, "agree": agree}
+            if agree is not True and phrases and printed_somewhere(name, m, phrases):
+                consistency[name].update(agree=True, found_in_print=True)
             # A check-digit-verified MRZ is the most trustworthy source; names beyond the MRZ width are
             # truncated there, so a VIZ name that starts with the MRZ one is preferred.
             # A field under its own passing check digit is verified even when the MRZ as a whole is not.

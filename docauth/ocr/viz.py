@@ -148,6 +148,41 @@ def compare_field(name: str, viz: str | None, mrz: str | None) -> bool | None:
     return viz.strip().upper() == mrz.strip().upper()
 
 
+_NAME_DIGITS = str.maketrans("0158", "OISB")  # what OCR reads for letters in a name
+_NUMBER_LETTERS = str.maketrans("OQDILZSBG", "000112586")  # and for digits in a number (both sides folded)
+
+
+def printed_somewhere(name: str, mrz_value: str | None, phrases, *, today: date | None = None) -> bool:
+    """Is the MRZ's value of ``name`` printed anywhere on the page, whichever label it sits under?
+
+    Labels on phone photos are often illegible or matched to the wrong value (a date of issue taken for
+    the expiry); the value itself is the better witness. Names must appear whole (as the MRZ spells them),
+    dates must parse to the same day, document numbers must match up to OCR's digit/letter confusions.
+
+    >>> page = [Phrase("Surname COLL1NS", 0, 0, 1, 1, 90), Phrase("02 MAY 2031", 0, 2, 1, 3, 90)]
+    >>> printed_somewhere("surname", "COLLINS", page), printed_somewhere("surname", "COLLIN", page)
+    (True, False)
+    >>> printed_somewhere("expiry_date", "2031-05-02", page, today=date(2026, 1, 1))
+    True
+    >>> printed_somewhere("document_number", "L898902C3", [Phrase("No. 1898902C3", 0, 0, 1, 1, 80)])
+    True
+    """
+    if not mrz_value:
+        return False
+    if name in ("surname", "given_names"):
+        wanted = " " + _norm_name(mrz_value) + " "
+        return len(wanted) > 3 and any(wanted in " " + _norm_name(p.text.upper().translate(_NAME_DIGITS)) + " "
+                                       for p in phrases)
+    if name in ("date_of_birth", "expiry_date"):
+        kind = "birth" if name == "date_of_birth" else "expiry"
+        return any(normalise_date(p.text, kind=kind, today=today) == mrz_value for p in phrases)
+    if name == "document_number":
+        wanted = re.sub(r"[^A-Z0-9]", "", mrz_value.upper()).translate(_NUMBER_LETTERS)
+        return len(wanted) >= 5 and any(
+            wanted in re.sub(r"[^A-Z0-9]", "", p.text.upper()).translate(_NUMBER_LETTERS) for p in phrases)
+    return False
+
+
 # --- Tesseract -------------------------------------------------------------
 def _label_field(text: str) -> str | None:
     """The field a printed label names, or None (not a label, or a label of a field we do not read).
@@ -192,7 +227,13 @@ def _closest_label(text: str) -> tuple[str | None, float]:
 
 def read_printed_fields(upright_rgb: np.ndarray, *, mrz_top: float | None = None, width: int = 1000,
                         today: date | None = None, text_h: int = 24, engine=None) -> dict:
-    """Field -> normalised printed value (only the fields found).
+    """Field -> normalised printed value (only the fields found); see :func:`read_printed`."""
+    return read_printed(upright_rgb, mrz_top=mrz_top, width=width, today=today, text_h=text_h, engine=engine)[0]
+
+
+def read_printed(upright_rgb: np.ndarray, *, mrz_top: float | None = None, width: int = 1000,
+                 today: date | None = None, text_h: int = 24, engine=None) -> tuple[dict, list[Phrase]]:
+    """(field -> normalised printed value, every phrase read).
 
     Text boxes are found with morphology (cheap), each box is cut from the
     grayscale document, scaled to a common text height and stacked into one
@@ -215,7 +256,10 @@ def read_printed_fields(upright_rgb: np.ndarray, *, mrz_top: float | None = None
     phrases = ocr_boxes(gray, boxes, text_h=text_h, engine=engine)
     fields = fields_from_phrases(phrases, today=today)
     fill_from_content(fields, phrases, gray.shape, today=today)
-    return fields
+    return fields, phrases
+
+
+MAX_TEXT_BOXES = 60  # top to bottom; a passport page's last field (the expiry) is often past the 40th box
 
 
 def text_boxes(gray: np.ndarray) -> list[tuple[int, int, int, int]]:
@@ -241,7 +285,7 @@ def text_boxes(gray: np.ndarray) -> list[tuple[int, int, int, int]]:
             continue
         out.append((int(x), int(y), int(x + bw), int(y + bh)))
     out.sort(key=lambda b: (b[1], b[0]))
-    return out[:40]
+    return out[:MAX_TEXT_BOXES]
 
 
 def ocr_boxes(gray: np.ndarray, boxes, text_h: int = 24, engine=None) -> list[Phrase]:
