@@ -88,7 +88,7 @@ def main() -> None:
         "Per stage (server, median ms): " + ", ".join(
             f"{k} {statistics.median(v):.0f}" for k, v in stages.items()) + f". Decisions: {decisions}.",
         "",
-        "Server memory (RSS, worker and master; the worker, its face process and the master): "
+        "Server memory (RSS of the master, the worker and its face process): "
         + ", ".join(f"{k} {v:.0f} MB" for k, v in rss.items()) + ".",
         "",
         f"Target (issue 6): client p95 <= {TARGET_P95_MS} ms on this 2-core machine — "
