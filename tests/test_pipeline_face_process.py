@@ -51,8 +51,8 @@ def test_a_dead_face_process_fails_one_call_then_is_replaced(stages):
     from docauth.errors import Unavailable
 
     _local, remote = stages
-    remote.encode(np.full((64, 64, 3), 128, np.uint8))
-    os.kill(remote._child.pid, signal.SIGKILL)
+    for child in remote._children:
+        os.kill(child.proc.pid, signal.SIGKILL)
     with pytest.raises(Unavailable) as caught:
         remote.encode(np.full((64, 64, 3), 128, np.uint8))
     assert caught.value.code == "face_process_failed"
@@ -74,7 +74,7 @@ def test_the_child_exits_when_its_parent_is_killed():
               "import numpy as np, sys, time\n"
               "stage = FaceProcessStage.load()\n"
               "stage.encode(np.full((64, 64, 3), 128, np.uint8))\n"
-              "print(stage._child.pid, flush=True)\n"
+              "print(stage._children[0].proc.pid, flush=True)\n"
               "time.sleep(600)\n")
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:

@@ -12,7 +12,9 @@ not a fork (TensorFlow's threads do not survive one) and not a
 ``multiprocessing`` spawn (that re-imports the caller's main script, which
 breaks scripts without a ``__main__`` guard). It loads dlib once, serves one
 call at a time over its stdin/stdout (length-prefixed pickles between our own
-two processes), and exits when its parent dies.
+two processes), and exits when its parent dies. Two children by default: the
+last two portrait searches of a hard photo run at once, and two concurrent
+requests of a service worker do not queue for one.
 
 Throughput mode and the batch scanner keep the in-process stage: there the
 request threads or worker processes already fill the cores.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import queue
 import struct
 import subprocess
 import sys
@@ -90,69 +93,87 @@ def serve(parent_pid: int, requests=None, replies=None) -> None:
         _send(replies, reply)
 
 
-# -- the parent ------------------------------------------------------------------------------------
-class FaceProcessStage:
-    """The :class:`~docauth.pipeline.stages.FaceStage` interface with dlib's work in one child process
-    (calls are served one at a time, as dlib needs). Distances are plain numpy and stay here."""
-
-    START_TIMEOUT_S = 120.0
+# -- the parent ---------------------------------------------------------------------------------
+class _Child:
+    """One face process: started on demand, restarted after it dies."""
 
     def __init__(self):
-        from docauth.matching.face import face_distance
+        self.proc: subprocess.Popen | None = None
 
-        self._distance = face_distance
-        self._child: subprocess.Popen | None = None
-        self._lock = threading.Lock()
-
-    @classmethod
-    def load(cls, settings=None) -> "FaceProcessStage":
-        stage = cls()
-        with stage._lock:
-            stage._start()
-        return stage
-
-    def _start(self) -> None:
-        if self._child is not None and self._child.poll() is None:
+    def start(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
             return
         # Logs and dlib's own messages go to the parent's stderr; stdout is the reply channel.
-        self._child = subprocess.Popen(
+        self.proc = subprocess.Popen(
             [sys.executable, "-m", "docauth.pipeline.face_process", str(os.getpid())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
         try:
-            greeting = _receive(self._child.stdout)
+            greeting = _receive(self.proc.stdout)
         except EOFError as exc:
-            self._stop()
+            self.stop()
             raise Unavailable("the face process did not start (see the log above)",
-                               code="face_process_failed") from exc
+                              code="face_process_failed") from exc
         if greeting != ("ready",):
-            self._stop()
+            self.stop()
             raise Unavailable(f"the face process answered {greeting!r} at start", code="face_process_failed")
 
-    def _stop(self) -> None:
-        child, self._child = self._child, None
-        if child is None:
+    def call(self, request: tuple):
+        self.start()
+        try:
+            _send(self.proc.stdin, request)
+            return _receive(self.proc.stdout)
+        except (BrokenPipeError, EOFError, OSError) as exc:
+            self.stop()  # the next call starts a new one
+            raise Unavailable("the face process stopped; it is restarted on the next request",
+                              code="face_process_failed") from exc
+
+    def stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None:
             return
-        for stream in (child.stdin, child.stdout):
+        for stream in (proc.stdin, proc.stdout):
             try:
                 stream.close()
             except OSError:
                 pass  # the pipe is already broken: nothing to flush
         try:
-            child.wait(10)  # EOF on its stdin ends its loop
+            proc.wait(10)  # EOF on its stdin ends its loop
         except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
+            proc.kill()
+            proc.wait()
+
+
+class FaceProcessStage:
+    """The :class:`~docauth.pipeline.stages.FaceStage` interface with dlib's work in child processes, each
+    serving one call at a time (as dlib needs); ``children`` calls run at once. Distances are plain numpy
+    and stay here."""
+
+    def __init__(self, children: int = 2):
+        from docauth.matching.face import face_distance
+
+        self._distance = face_distance
+        self._children = [_Child() for _ in range(max(1, children))]
+        self._idle: queue.SimpleQueue = queue.SimpleQueue()
+        for child in self._children:
+            self._idle.put(child)
+
+    @property
+    def concurrent_calls(self) -> int:
+        return len(self._children)
+
+    @classmethod
+    def load(cls, settings=None, *, children: int = 2) -> "FaceProcessStage":
+        stage = cls(children)
+        for child in stage._children:  # all started (and dlib loaded) before the first request
+            child.start()
+        return stage
 
     def _call(self, request: tuple):
-        with self._lock:
-            self._start()
-            try:
-                _send(self._child.stdin, request)
-                reply = _receive(self._child.stdout)
-            except (BrokenPipeError, EOFError, OSError) as exc:
-                self._stop()  # the next call starts a new child
-                raise Unavailable("the face process stopped; it is restarted on the next request",
-                                   code="face_process_failed") from exc
+        child = self._idle.get()
+        try:
+            reply = child.call(request)
+        finally:
+            self._idle.put(child)
         if reply[0] == "error":
             _tag, kind, code, message, details = reply
             error = getattr(errors, kind, None)
@@ -170,8 +191,8 @@ class FaceProcessStage:
     distance = FaceStage.distance  # numpy over self._distance
 
     def close(self) -> None:
-        with self._lock:
-            self._stop()
+        for child in self._children:
+            child.stop()
 
 
 if __name__ == "__main__":

@@ -199,7 +199,8 @@ class Pipeline:
             # Latency (realtime): the portrait is searched while OCR runs, on the other core. First on the
             # photo as taken (quick sizes only); when that finds none, on the upright rectified document as
             # soon as OCR has made it (a turned or small portrait), beside the printed-field reading.
-            search = _PortraitSearch(self._face_pool(), self._encode_timed, image)
+            search = _PortraitSearch(self._face_pool(), self._encode_timed, image,
+                                     concurrent_tail=getattr(self.faces, "concurrent_calls", 1) > 1)
         ocr, read = self._read_document(result, image, side, search.rectified_ready if search else None)
         side = self._side_from_mrz(result, side, read)
         self._match_face(result, image, ocr, side, person_id, search)
@@ -317,7 +318,7 @@ class Pipeline:
         """(encoding or None, info): found by the concurrent search (realtime) or here, rectified page first."""
         if search is not None:
             encoding, info, ms = search.result()
-            if encoding is None:  # last resort: the photo at the larger size (its upsampled search is done)
+            if encoding is None and not search.searched_large:  # last resort: the photo at the larger size
                 encoding, info, more_ms = self._encode_timed(image, upsampled=False)
                 info["searched"] = search.searched + ", photo (large)"
                 ms += more_ms
@@ -391,18 +392,22 @@ class Pipeline:
 
 
 class _PortraitSearch:
-    """The realtime portrait search beside OCR: the photo (quick), then the rectified page if need be.
+    """The realtime portrait search beside OCR: the photo (quick), then the rectified page if need be,
+    then the page turned half-way and the photo at the larger size.
 
     ``rectified_ready`` is OCR's ``on_rectified`` callback. The follow-up task waits for the photo
     search inside the pool; it cannot deadlock, because the pool runs tasks in submission order and the
     photo search of the same check was submitted first.
     """
 
-    def __init__(self, pool, encode_timed, photo):
+    def __init__(self, pool, encode_timed, photo, *, concurrent_tail: bool = False):
         self._pool, self._encode_timed = pool, encode_timed
+        self._photo_image = photo
         self._photo = pool.submit(encode_timed, photo, large=False)
         self._followup = None
+        self._concurrent_tail = concurrent_tail
         self.searched = "photo"
+        self.searched_large = False
 
     def rectified_ready(self, upright) -> None:
         self._followup = self._pool.submit(self._then_rectified, upright)
@@ -411,16 +416,38 @@ class _PortraitSearch:
         encoding, info, ms = self._photo.result()
         if encoding is not None:
             return encoding, info, ms
-        # The rectified page at quick sizes (its long side is ~1,000 px: the larger copy adds nothing),
-        # then turned half-way: HOG finds upright faces only, and a page without an MRZ can be read
-        # upside down.
-        for searched, page in (("rectified", upright), ("rectified turned 180", upright[::-1, ::-1])):
-            encoding, info, more_ms = self._encode_timed(np.ascontiguousarray(page), large=False)
-            self.searched += ", " + searched
-            ms += more_ms
-            if encoding is not None:
-                break
-        return encoding, info, ms
+        # The rectified page at quick sizes (its long side is ~1,000 px: the larger copy adds nothing).
+        encoding, info, more_ms = self._encode_timed(np.ascontiguousarray(upright), large=False)
+        self.searched += ", rectified"
+        ms += more_ms
+        if encoding is not None:
+            return encoding, info, ms
+        # Then the page turned half-way (HOG finds upright faces only, and a page without an MRZ can be read
+        # upside down) and the photo at the larger size (a small card far from the camera). When the face
+        # stage serves two calls at once (its processes), both run together: by now OCR is nearly done
+        # and the other core is free; the first in this order that finds a face is taken.
+        tail = [("rectified turned 180", np.ascontiguousarray(upright[::-1, ::-1]), {"large": False}),
+                ("photo (large)", self._photo_image, {"upsampled": False})]
+        if self._concurrent_tail:
+            from concurrent.futures import ThreadPoolExecutor
+
+            side = ThreadPoolExecutor(1, thread_name_prefix="docauth-face-tail")
+            try:
+                large = side.submit(self._encode_timed, tail[1][1], **tail[1][2])
+                encoding, info, more_ms = self._encode_timed(tail[0][1], **tail[0][2])
+                self.searched += ", " + tail[0][0]
+                if encoding is not None:  # the preferred one: the larger search finishes unread
+                    return encoding, info, ms + more_ms
+                encoding, info, large_ms = large.result()
+                self.searched += ", " + tail[1][0]
+                self.searched_large = True
+                return encoding, info, ms + max(more_ms, large_ms)
+            finally:
+                side.shutdown(wait=False)
+        name, page, options = tail[0]
+        encoding, info, more_ms = self._encode_timed(page, **options)
+        self.searched += ", " + name
+        return encoding, info, ms + more_ms
 
     def result(self):
         """(encoding or None, info, milliseconds spent searching)."""
