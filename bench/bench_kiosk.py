@@ -42,6 +42,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--checks", type=int, default=40)
     ap.add_argument("--images", type=int, default=10)
+    ap.add_argument("--runs", type=int, default=1,
+                    help="Repeat the --checks run this many times on the same server; the verdict takes the median "
+                         "run's p95 (this host's speed drifts between minutes).")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
 
@@ -54,9 +57,12 @@ def main() -> None:
             pid = server.enrol()
             client, totals, stages, decisions = [], [], {}, {}
             rss = {"ready": server.rss_mb()}
-            for i in range(args.checks):
+            run_p95 = []
+            for i in range(args.checks * args.runs):
                 if i == min(20, args.checks // 4):
                     rss[f"after {i} checks"] = server.rss_mb()
+                if i and i % args.checks == 0:
+                    run_p95.append(percentile(client[-args.checks:], 95))
                 elapsed, body = server.check(images[i % len(images)], pid)
                 if "decision" not in body:
                     raise RuntimeError(f"check failed: {body}")
@@ -66,7 +72,8 @@ def main() -> None:
                 for stage, ms in body["timings_ms"].items():
                     if stage != "total":
                         stages.setdefault(stage, []).append(ms)
-            rss[f"after {args.checks} checks"] = server.rss_mb()
+            run_p95.append(percentile(client[-args.checks:], 95))
+            rss[f"after {args.checks * args.runs} checks"] = server.rss_mb()
         finally:
             server.stop()
     q = lambda v, p: percentile(v, p)  # noqa: E731
@@ -74,7 +81,8 @@ def main() -> None:
         "## Kiosk: full-check latency and time to ready (`bench/bench_kiosk.py`)",
         "",
         f"Measured {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC on {machine()}; `docauth kiosk` "
-        f"(realtime, 1 worker), shipped models, SQLite; {args.checks} sequential full checks (classify, side, "
+        f"(realtime, 1 worker), shipped models, SQLite; {args.runs} run(s) of {args.checks} sequential full checks "
+        f"(classify, side, "
         f"OCR/MRZ, face 1:1 and 1:N, text) of {args.images} phone photos of ID cards (TD1 front) and passport "
         f"pages of the enrolled person; load average before the run {load_before:.2f}.",
         "",
@@ -88,11 +96,14 @@ def main() -> None:
         "Per stage (server, median ms): " + ", ".join(
             f"{k} {statistics.median(v):.0f}" for k, v in stages.items()) + f". Decisions: {decisions}.",
         "",
-        "Server memory (RSS of the master, the worker and its face process): "
+        "Server memory (RSS of the master, the worker and its face processes): "
         + ", ".join(f"{k} {v:.0f} MB" for k, v in rss.items()) + ".",
         "",
-        f"Target (issue 6): client p95 <= {TARGET_P95_MS} ms on this 2-core machine — "
-        + ("**met**" if q(client, 95) <= TARGET_P95_MS else "**not met**") + f" ({q(client, 95):.0f} ms).",
+        "Client p95 of each run: " + ", ".join(f"{v:.0f}" for v in run_p95) + " ms (the table pools all runs).",
+        "",
+        f"Target (issue 6): client p95 <= {TARGET_P95_MS} ms on this 2-core machine, median run — "
+        + ("**met**" if statistics.median(run_p95) <= TARGET_P95_MS else "**not met**")
+        + f" ({statistics.median(run_p95):.0f} ms).",
     ]
     markdown = "\n".join(lines)
     print(markdown)
