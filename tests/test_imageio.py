@@ -108,3 +108,16 @@ def test_declared_pixels_reads_the_header_only():
     assert declared_pixels(jpeg_claiming(4000, 3000)) == 12_000_000
     assert declared_pixels(b"not an image") == 0
     assert declared_pixels(b"\x89PNG\r\n\x1a\n") == 0  # a signature without a header
+
+
+def test_a_truncated_file_is_refused_even_after_face_recognition_is_imported():
+    # face_recognition switches Pillow to loading truncated files when imported; docauth keeps refusing them.
+    from docauth.matching.face import _fr
+
+    rng = np.random.default_rng(0)
+    buf = io.BytesIO()
+    Image.fromarray(rng.integers(0, 255, (300, 400, 3), dtype=np.uint8)).save(buf, format="PNG")
+    half = buf.getvalue()[: len(buf.getvalue()) // 2]
+    _fr()
+    with pytest.raises(errors.InvalidImage, match="truncated"):
+        decode_image(half)

@@ -58,10 +58,16 @@ def _fr():
     if _fr_module is None:
         with _import_lock:
             if _fr_module is None:
+                from PIL import ImageFile
+
+                # face_recognition turns on Pillow's loading of truncated files for the whole process when it
+                # is imported; docauth answers a truncated upload with a clear error in every mode, so the
+                # setting is put back (images reach face_recognition as arrays, never as files).
+                truncated = ImageFile.LOAD_TRUNCATED_IMAGES
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # pkg_resources deprecation noise
                     import face_recognition
-
+                ImageFile.LOAD_TRUNCATED_IMAGES = truncated
                 _fr_module = face_recognition
     return _fr_module
 
