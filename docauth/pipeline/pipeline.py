@@ -81,6 +81,7 @@ class Pipeline:
         # (throughput, batch) the request threads already fill the cores.
         self.parallel_face = getattr(settings, "mode", "realtime") == "realtime"
         self._pool = None
+        self._tail_pool = None
 
     # -- construction --------------------------------------------------------------------
     @classmethod
@@ -199,8 +200,9 @@ class Pipeline:
             # Latency (realtime): the portrait is searched while OCR runs, on the other core. First on the
             # photo as taken (quick sizes only); when that finds none, on the upright rectified document as
             # soon as OCR has made it (a turned or small portrait), beside the printed-field reading.
+            concurrent_tail = getattr(self.faces, "concurrent_calls", 1) > 1
             search = _PortraitSearch(self._face_pool(), self._encode_timed, image,
-                                     concurrent_tail=getattr(self.faces, "concurrent_calls", 1) > 1)
+                                     tail_pool=self._face_tail_pool() if concurrent_tail else None)
         ocr, read = self._read_document(result, image, side, search.rectified_ready if search else None)
         side = self._side_from_mrz(result, side, read)
         self._match_face(result, image, ocr, side, person_id, search)
@@ -363,6 +365,17 @@ class Pipeline:
                     self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="docauth-face")
         return self._pool
 
+    def _face_tail_pool(self):
+        """One thread for the second of a hard photo's last two portrait searches (never waits on the face
+        pool, so it cannot deadlock with it)."""
+        if self._tail_pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with self._index_lock:
+                if self._tail_pool is None:
+                    self._tail_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docauth-face-tail")
+        return self._tail_pool
+
     def _encode_timed(self, image, *, upsampled: bool = True, large: bool = True):
         start = time.perf_counter()
         encoding, info = self.faces.encode(image, upsampled=upsampled, large=large)
@@ -400,12 +413,12 @@ class _PortraitSearch:
     photo search of the same check was submitted first.
     """
 
-    def __init__(self, pool, encode_timed, photo, *, concurrent_tail: bool = False):
+    def __init__(self, pool, encode_timed, photo, *, tail_pool=None):
         self._pool, self._encode_timed = pool, encode_timed
         self._photo_image = photo
         self._photo = pool.submit(encode_timed, photo, large=False)
         self._followup = None
-        self._concurrent_tail = concurrent_tail
+        self._tail_pool = tail_pool  # set: the last two searches run at once
         self.searched = "photo"
         self.searched_large = False
 
@@ -428,22 +441,16 @@ class _PortraitSearch:
         # and the other core is free; the first in this order that finds a face is taken.
         tail = [("rectified turned 180", np.ascontiguousarray(upright[::-1, ::-1]), {"large": False}),
                 ("photo (large)", self._photo_image, {"upsampled": False})]
-        if self._concurrent_tail:
-            from concurrent.futures import ThreadPoolExecutor
-
-            side = ThreadPoolExecutor(1, thread_name_prefix="docauth-face-tail")
-            try:
-                large = side.submit(self._encode_timed, tail[1][1], **tail[1][2])
-                encoding, info, more_ms = self._encode_timed(tail[0][1], **tail[0][2])
-                self.searched += ", " + tail[0][0]
-                if encoding is not None:  # the preferred one: the larger search finishes unread
-                    return encoding, info, ms + more_ms
-                encoding, info, large_ms = large.result()
-                self.searched += ", " + tail[1][0]
-                self.searched_large = True
-                return encoding, info, ms + max(more_ms, large_ms)
-            finally:
-                side.shutdown(wait=False)
+        if self._tail_pool is not None:
+            large = self._tail_pool.submit(self._encode_timed, tail[1][1], **tail[1][2])
+            encoding, info, more_ms = self._encode_timed(tail[0][1], **tail[0][2])
+            self.searched += ", " + tail[0][0]
+            if encoding is not None:  # the preferred one: the larger search finishes unread
+                return encoding, info, ms + more_ms
+            encoding, info, large_ms = large.result()
+            self.searched += ", " + tail[1][0]
+            self.searched_large = True
+            return encoding, info, ms + max(more_ms, large_ms)
         name, page, options = tail[0]
         encoding, info, more_ms = self._encode_timed(page, **options)
         self.searched += ", " + name
