@@ -30,6 +30,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -103,10 +104,16 @@ class _Child:
     def start(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             return
-        # Logs and dlib's own messages go to the parent's stderr; stdout is the reply channel.
+        # Logs and dlib's own messages go to the parent's stderr; stdout is the reply channel. The child finds
+        # this docauth even when the parent imported it from a checkout rather than an installed package.
+        import docauth
+
+        env = dict(os.environ)
+        source_root = str(Path(docauth.__file__).resolve().parent.parent)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (source_root, env.get("PYTHONPATH", "")) if p)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "docauth.pipeline.face_process", str(os.getpid())],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True, env=env)
         try:
             greeting = _receive(self.proc.stdout)
         except EOFError as exc:
