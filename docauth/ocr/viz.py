@@ -225,12 +225,6 @@ def _closest_label(text: str) -> tuple[str | None, float]:
     return best[1], best[0]
 
 
-def read_printed_fields(upright_rgb: np.ndarray, *, mrz_top: float | None = None, width: int = 1000,
-                        today: date | None = None, text_h: int = 24, engine=None) -> dict:
-    """Field -> normalised printed value (only the fields found); see :func:`read_printed`."""
-    return read_printed(upright_rgb, mrz_top=mrz_top, width=width, today=today, text_h=text_h, engine=engine)[0]
-
-
 def read_printed(upright_rgb: np.ndarray, *, mrz_top: float | None = None, width: int = 1000,
                  today: date | None = None, text_h: int = 24, engine=None) -> tuple[dict, list[Phrase]]:
     """(field -> normalised printed value, every phrase read).

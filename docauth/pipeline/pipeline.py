@@ -357,24 +357,21 @@ class Pipeline:
             result.add_reason(code, "text", REASONS.get(code, code.replace("_", " ")))
 
     def _face_pool(self):
-        if self._pool is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with self._index_lock:
-                if self._pool is None:
-                    self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="docauth-face")
-        return self._pool
+        return self._lazy_pool("_pool", 2, "docauth-face")
 
     def _face_tail_pool(self):
         """One thread for the second of a hard photo's last two portrait searches (never waits on the face
         pool, so it cannot deadlock with it)."""
-        if self._tail_pool is None:
+        return self._lazy_pool("_tail_pool", 1, "docauth-face-tail")
+
+    def _lazy_pool(self, attribute: str, workers: int, name: str):
+        if getattr(self, attribute) is None:
             from concurrent.futures import ThreadPoolExecutor
 
             with self._index_lock:
-                if self._tail_pool is None:
-                    self._tail_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docauth-face-tail")
-        return self._tail_pool
+                if getattr(self, attribute) is None:
+                    setattr(self, attribute, ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name))
+        return getattr(self, attribute)
 
     def _encode_timed(self, image, *, upsampled: bool = True, large: bool = True):
         start = time.perf_counter()
@@ -439,22 +436,18 @@ class _PortraitSearch:
         # upside down) and the photo at the larger size (a small card far from the camera). When the face
         # stage serves two calls at once (its processes), both run together: by now OCR is nearly done
         # and the other core is free; the first in this order that finds a face is taken.
-        tail = [("rectified turned 180", np.ascontiguousarray(upright[::-1, ::-1]), {"large": False}),
-                ("photo (large)", self._photo_image, {"upsampled": False})]
-        if self._tail_pool is not None:
-            large = self._tail_pool.submit(self._encode_timed, tail[1][1], **tail[1][2])
-            encoding, info, more_ms = self._encode_timed(tail[0][1], **tail[0][2])
-            self.searched += ", " + tail[0][0]
-            if encoding is not None:  # the preferred one: the larger search finishes unread
-                return encoding, info, ms + more_ms
-            encoding, info, large_ms = large.result()
-            self.searched += ", " + tail[1][0]
-            self.searched_large = True
-            return encoding, info, ms + max(more_ms, large_ms)
-        name, page, options = tail[0]
-        encoding, info, more_ms = self._encode_timed(page, **options)
-        self.searched += ", " + name
-        return encoding, info, ms + more_ms
+        large = (self._tail_pool.submit(self._encode_timed, self._photo_image, upsampled=False)
+                 if self._tail_pool is not None else None)
+        encoding, info, turned_ms = self._encode_timed(np.ascontiguousarray(upright[::-1, ::-1]), large=False)
+        self.searched += ", rectified turned 180"
+        if encoding is not None or large is None:
+            # A hit on the preferred search (a running larger one finishes unread), or no second search:
+            # in process, the caller makes the larger search last.
+            return encoding, info, ms + turned_ms
+        encoding, info, large_ms = large.result()
+        self.searched += ", photo (large)"
+        self.searched_large = True
+        return encoding, info, ms + max(turned_ms, large_ms)
 
     def result(self):
         """(encoding or None, info, milliseconds spent searching)."""

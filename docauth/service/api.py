@@ -42,11 +42,16 @@ def _within_pixel_budget(blobs: list[bytes]) -> None:
                             code="request_too_many_pixels")
 
 
+def _decode_one(data: bytes):
+    """RGB pixels of one upload, within the per-image limits."""
+    s = state().settings
+    return decode_image(data, max_pixels=s.max_image_pixels, min_side=s.min_image_side).pixels
+
+
 def _decode(blobs: list[bytes]) -> list:
     """RGB pixels of each upload; call inside the in-flight gate, decoding is the costly part of a bad request."""
     _within_pixel_budget(blobs)
-    s = state().settings
-    return [decode_image(b, max_pixels=s.max_image_pixels, min_side=s.min_image_side).pixels for b in blobs]
+    return [_decode_one(b) for b in blobs]
 
 
 def _json_field(name: str) -> dict | None:
@@ -166,13 +171,12 @@ def create_person():
     photos = request.files.getlist("photo") if request.mimetype == "multipart/form-data" else []
     faces = []
     if photos:
-        s = svc.settings
         blobs = [f.read() for f in photos]
         pipeline = svc.pipeline  # the face encoder
         with svc.gate:
             _within_pixel_budget(blobs)
             for i, data in enumerate(blobs):
-                pixels = decode_image(data, max_pixels=s.max_image_pixels, min_side=s.min_image_side).pixels
+                pixels = _decode_one(data)  # one at a time: a photo's pixels go once it is encoded
                 try:
                     encoding = pipeline.faces.encode_enrolment(pixels)
                 except DocauthError as exc:
