@@ -45,16 +45,36 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1,
                     help="Repeat the --checks run this many times on the same server; the verdict takes the median "
                          "run's p95 (this host's speed drifts between minutes).")
+    ap.add_argument("--baseline-env", metavar="KEY=VALUE",
+                    help="Also start a second kiosk with this setting (e.g. DOCAUTH_FACE_PROCESS=0) and run the same "
+                         "checks on it after each run: per-run p95 of both and their ratio, measured in turn.")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
 
     load_before = os.getloadavg()[0]
     images = card_photos(args.images, seed0=900)
     with tempfile.TemporaryDirectory(prefix="bench-kiosk-") as tmp:
-        server = Server(["kiosk"], Path(tmp))
+        for name in ("main", "baseline"):
+            (Path(tmp) / name).mkdir()
+        server = Server(["kiosk"], Path(tmp) / "main")
+        baseline, base_p95, base_p50, run_p50 = None, [], [], []
         try:
             ready = server.wait_ready()
             pid = server.enrol()
+            if args.baseline_env:
+                key, _, value = args.baseline_env.partition("=")
+                baseline = Server(["kiosk"], Path(tmp) / "baseline", env_extra={key: value})
+                baseline.wait_ready()
+                base_pid = baseline.enrol()
+
+            def baseline_run():
+                run_p50.append(percentile(client[-args.checks:], 50))
+                if baseline is not None:
+                    latencies = [baseline.check(images[k % len(images)], base_pid)[0] * 1000
+                                 for k in range(args.checks)]
+                    base_p95.append(percentile(latencies, 95))
+                    base_p50.append(percentile(latencies, 50))
+
             client, totals, stages, decisions = [], [], {}, {}
             by_kind: dict[str, list[float]] = {"card front": [], "passport page": []}
             rss = {"ready": server.rss_mb()}
@@ -64,6 +84,7 @@ def main() -> None:
                     rss[f"after {i} checks"] = server.rss_mb()
                 if i and i % args.checks == 0:
                     run_p95.append(percentile(client[-args.checks:], 95))
+                    baseline_run()
                 elapsed, body = server.check(images[i % len(images)], pid)
                 if "decision" not in body:
                     raise RuntimeError(f"check failed: {body}")
@@ -76,9 +97,12 @@ def main() -> None:
                     if stage != "total":
                         stages.setdefault(stage, []).append(ms)
             run_p95.append(percentile(client[-args.checks:], 95))
+            baseline_run()
             rss[f"after {args.checks * args.runs} checks"] = server.rss_mb()
         finally:
             server.stop()
+            if baseline is not None:
+                baseline.stop()
     q = lambda v, p: percentile(v, p)  # noqa: E731
     lines = [
         "## Kiosk: full-check latency and time to ready (`bench/bench_kiosk.py`)",
@@ -106,6 +130,13 @@ def main() -> None:
         "",
         "Client p95 of each run: " + ", ".join(f"{v:.0f}" for v in run_p95) + " ms (the table pools all runs).",
         "",
+        *([f"Baseline `{args.baseline_env}` (a second kiosk, the same checks run right after each run): p95 "
+           + ", ".join(f"{v:.0f}" for v in base_p95) + " ms, p50 " + ", ".join(f"{v:.0f}" for v in base_p50)
+           + " ms; this build / baseline per run, p95: " + ", ".join(f"{a / b:.2f}" for a, b in zip(run_p95, base_p95))
+           + f" (median {statistics.median(a / b for a, b in zip(run_p95, base_p95)):.2f}), p50: "
+           + ", ".join(f"{a / b:.2f}" for a, b in zip(run_p50, base_p50))
+           + f" (median {statistics.median(a / b for a, b in zip(run_p50, base_p50)):.2f}).", ""]
+          if base_p95 else []),
         f"Target (issue 6): client p95 <= {TARGET_P95_MS} ms on this 2-core machine, median run — "
         + ("**met**" if statistics.median(run_p95) <= TARGET_P95_MS else "**not met**")
         + f" ({statistics.median(run_p95):.0f} ms).",

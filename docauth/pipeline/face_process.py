@@ -3,9 +3,10 @@
 Why a process: dlib's face encoder (the shape predictor and ResNet behind
 ``face_recognition.face_encodings``) holds Python's GIL for its whole call.
 Measured here, a pure-Python loop that takes 123 ms alone took 4,989 ms beside
-a thread encoding faces, and OCR beside the concurrent portrait search took
-790 ms instead of 354 ms. In a child process the portrait search and OCR run
-truly side by side.
+a thread encoding faces without pause, and OCR 790 ms instead of 354 ms. In a
+child process the portrait search and OCR run truly side by side: measured in
+turn on the kiosk photos, the median check is 12 % faster, the slowest 5 % are
+about 5 % slower (their large images cross the pipe); docs/benchmarks.md.
 
 The child is a fresh interpreter (``python -m docauth.pipeline.face_process``),
 not a fork (TensorFlow's threads do not survive one) and not a
