@@ -132,6 +132,21 @@ def test_check_digit_blind_confusion_is_not_valid():
     assert sure.valid
 
 
+def test_check_passed_with_several_uncertain_characters_is_not_verified():
+    # The document number reads as printed, but the recogniser hesitated over two of its characters:
+    # one check digit cannot vouch for two doubtful characters (a wrong pair passes 1 time in 10).
+    alts = _sure(TD3)
+    alts[1][1] = [("8", 0.6), ("B", 0.4)]
+    alts[1][2] = [("9", 0.55), ("8", 0.45)]
+    r = parse_mrz(TD3, alternatives=alts)
+    assert r.lines == TD3 and r.checks["document_number"]["ok"]
+    assert r.checks["document_number"].get("doubtful") and not r.valid
+    # one uncertain character is what the check digit is for
+    alts[1][2] = [("9", 1.0)]
+    r = parse_mrz(TD3, alternatives=alts)
+    assert r.valid and not r.checks["document_number"].get("doubtful")
+
+
 def test_unsure_name_character_is_not_valid():
     alts = _sure(TD3)
     alts[0][23] = [("I", 0.7), ("Z", 0.3)]  # ANNA<MAR(I)A: no check digit covers names

@@ -155,6 +155,19 @@ def test_a_valid_mrz_places_the_passport_page(mrz_reader):
     assert np.mean(np.array(errors) <= 0.05) >= 0.7, np.round(errors, 3)
 
 
+@pytest.mark.parametrize("index", [32, 98])  # a small booklet on a flatbed scan; a tilted, blurred phone photo
+def test_mrz_missed_on_the_photo_is_read_on_the_located_document(mrz_reader, index):
+    import cv2
+
+    sample = generate_sample(SEED + 11, index, "td3_open")
+    on_photo = mrz_reader.mrz_reader.read(cv2.cvtColor(sample.image, cv2.COLOR_RGB2GRAY))
+    assert on_photo is None or not on_photo.result.valid  # what the photo as taken gives
+    result = mrz_reader(sample.image)
+    assert result.mrz is not None and result.mrz.valid and result.mrz.lines == sample.label["mrz"]
+    assert "mrz_on_document_ms" in result.timings_ms
+    assert result.document.rotation == sample.label["capture"]["rotation"]
+
+
 def test_a_value_printed_under_the_wrong_label_still_agrees_with_the_mrz():
     from docauth.ocr.mrz import parse_mrz
     from docauth.ocr.reader import DocumentReader, DocumentView

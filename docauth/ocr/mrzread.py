@@ -58,11 +58,18 @@ class FoundMRZ:
     block: MRZBlock
     angle: float  # the image was turned by this many degrees (see rotate_degrees)
     to_level: np.ndarray = field(repr=False)  # 2x3: input image -> levelled image coordinates
+    # 3x3 homography from the image searched to the caller's image, when the search ran on a rectified
+    # crop of it (the MRZ read again on the located document); None: the caller's image was searched.
+    outer: np.ndarray | None = field(default=None, repr=False)
 
     def to_input(self, points) -> np.ndarray:
         """(N, 2) points of the levelled image in input image coordinates."""
         pts = np.asarray(points, np.float64).reshape(-1, 2)
-        return np.hstack([pts, np.ones((len(pts), 1))]) @ _invert_affine(self.to_level).T
+        pts = np.hstack([pts, np.ones((len(pts), 1))]) @ _invert_affine(self.to_level).T
+        if self.outer is None:
+            return pts
+        mapped = np.hstack([pts, np.ones((len(pts), 1))]) @ np.asarray(self.outer, np.float64).T
+        return mapped[:, :2] / mapped[:, 2:3]
 
     def corners_in_input(self) -> np.ndarray:
         """The block's box (TL, TR, BR, BL) in input image coordinates."""
