@@ -73,6 +73,9 @@ class Settings:
     min_image_side: int = 16
     # decision thresholds
     document_threshold: float = 0.5
+    # The classifiers answer for the image averaged over this many quarter turns (1, 2 or 4): trained on every
+    # orientation, their errors differ by turn and the average is right more often (docs/training.md)
+    classifier_rotations: int = 4
     face_threshold: float = field(default_factory=lambda: _default_face_threshold())  # calibrated, docs/matching.md
     duplicate_face_threshold: float = 0.45
     name_similarity_threshold: float = 0.85
@@ -108,6 +111,8 @@ class Settings:
         settings = cls(**values)
         if settings.mode not in ("realtime", "throughput"):
             raise ConfigError(f"mode must be 'realtime' or 'throughput', not {settings.mode!r}")
+        if settings.classifier_rotations not in (1, 2, 4):
+            raise ConfigError(f"classifier_rotations must be 1, 2 or 4, not {settings.classifier_rotations!r}")
         if settings.tesseract not in TESSERACT_ENGINES:
             raise ConfigError(f"tesseract must be one of {', '.join(TESSERACT_ENGINES)}, not {settings.tesseract!r}")
         return settings

@@ -76,8 +76,26 @@ def test_stage_on_full_size_images_matches_cached_preprocessing(clf):
     samples = [generate_sample(seeds.TESTS.nth(3), i) for i in range(6)]
     results = clf([s.image for s in samples])
     cached = synthetic_set(seeds.TESTS.nth(3), 6, use_cache=False)
-    scores = [float(p[1]) for p in clf.document_model.predict(preprocess.scale(cached.images))]
+    scores = [float(p[1]) for p in clf.probabilities(clf.document_model, preprocess.scale(cached.images))]
     assert [r.document_score for r in results] == pytest.approx(scores, abs=1e-5)
+
+
+def test_answers_averaged_over_quarter_turns_do_not_depend_on_the_turn(clf):
+    from docauth.classifiers.stage import DocumentClassifier
+
+    assert clf.rotations == 4  # the default
+    sample = generate_sample(seeds.TESTS.nth(3), 1, "td1_back")
+    batch = clf.preprocess([sample.image])
+    turned = np.ascontiguousarray(np.rot90(batch, 1, axes=(1, 2)))
+    for model in (clf.document_model, clf.side_model):
+        assert clf.probabilities(model, turned) == pytest.approx(clf.probabilities(model, batch), abs=1e-5)
+    # one view only: the model's own answer, which does depend on the turn
+    single = DocumentClassifier(clf.document_model, clf.side_model, rotations=1)
+    plain = single.probabilities(clf.side_model, batch)
+    assert plain == pytest.approx(clf.side_model.predict(batch), abs=1e-6)
+    averaged = np.mean([single.probabilities(clf.side_model, np.ascontiguousarray(np.rot90(batch, k, axes=(1, 2))))
+                        for k in range(4)], axis=0)
+    assert clf.probabilities(clf.side_model, batch) == pytest.approx(averaged, abs=1e-5)
 
 
 def test_specks_and_slivers_are_never_documents(clf):

@@ -169,7 +169,8 @@ def _evaluate(models_dir, backend, seed, count, workers, *, real: bool) -> dict:
     from docauth.config import shared_data_dir
 
     clf = _load_classifier(models_dir, backend)
-    report: dict = {"evaluated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
+    report: dict = {"evaluated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                    "rotations_averaged": clf.rotations}
     if count:
         report["synthetic"] = evaluate_synthetic(clf, seed=seed, count=count, workers=workers,
                                                  progress=lambda m: _echo_err(m))

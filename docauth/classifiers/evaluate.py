@@ -50,13 +50,13 @@ def evaluate_arrays(clf, images_uint8: np.ndarray, is_document: np.ndarray, side
     """Both models on preprocessed (cached) images; side is scored on the true documents."""
     from docauth.classifiers.preprocess import scale
 
-    doc_probs = _batched(clf.document_model, scale(images_uint8), clf.max_batch_size)
+    doc_probs = clf.probabilities(clf.document_model, scale(images_uint8))
     doc_pred = (doc_probs[:, 1] >= clf.threshold).astype(int)
     result = {"document": classification_metrics(is_document, doc_pred, DOCUMENT_LABELS)}
     docs = np.flatnonzero((is_document == 1) & (side >= 0))
     side_pred = np.zeros(0, int)
     if docs.size:
-        side_probs = _batched(clf.side_model, scale(images_uint8[docs]), clf.max_batch_size)
+        side_probs = clf.probabilities(clf.side_model, scale(images_uint8[docs]))
         side_pred = side_probs.argmax(1)
         result["side"] = classification_metrics(side[docs], side_pred, SIDE_LABELS)
         # End to end: a document is right only when accepted *and* given the right side.
@@ -72,10 +72,6 @@ def evaluate_arrays(clf, images_uint8: np.ndarray, is_document: np.ndarray, side
                 errors[key] = errors.get(key, 0) + 1
         result["errors_by_kind"] = dict(sorted(errors.items(), key=lambda kv: -kv[1]))
     return result
-
-
-def _batched(model, batch: np.ndarray, size: int) -> np.ndarray:
-    return np.concatenate([model.predict(batch[i:i + size]) for i in range(0, len(batch), size)])
 
 
 def evaluate_synthetic(clf, *, seed: int, count: int, workers: int = 1, progress=None) -> dict:
@@ -153,6 +149,8 @@ def _face_files(face_dir: Path) -> list[Path]:
 
 def format_report(report: dict) -> str:
     lines = []
+    if report.get("rotations_averaged", 1) > 1:
+        lines.append(f"(each answer averaged over {report['rotations_averaged']} quarter turns of the image)")
     syn = report.get("synthetic")
     if syn:
         lines.append(f"Synthetic test set (seed {syn['seed']}, {syn['document']['count']} images)")
