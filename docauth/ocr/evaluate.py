@@ -98,6 +98,7 @@ def evaluate_synthetic(reader, count: int, seed: int, *, categories=("td1_back",
 
     per_field = defaultdict(lambda: [0, 0])
     per_field_viz = defaultdict(lambda: [0, 0])
+    per_category_field = defaultdict(lambda: [0, 0])  # (category, field): where the field errors are
     per_format = defaultdict(lambda: [0, 0])
     mrz_total = mrz_exact = false_valid = rotation_ok = found = 0
     times = []
@@ -134,8 +135,11 @@ def evaluate_synthetic(reader, count: int, seed: int, *, categories=("td1_back",
             truth = _field_value(name, fields)
             if truth in (None, ""):
                 continue
-            per_field[name][0] += field_equal(name, result.fields.get(name), truth)
+            ok = field_equal(name, result.fields.get(name), truth)
+            per_field[name][0] += ok
             per_field[name][1] += 1
+            per_category_field[(category, name)][0] += ok
+            per_category_field[(category, name)][1] += 1
             if category != "td1_back":  # the back of a card prints none of these fields
                 per_field_viz[name][0] += field_equal(name, result.viz.get(name), truth)
                 per_field_viz[name][1] += 1
@@ -156,6 +160,8 @@ def evaluate_synthetic(reader, count: int, seed: int, *, categories=("td1_back",
         "per_format": {k: {"exact_rate": rate(v), "count": v[1]} for k, v in sorted(per_format.items())},
         "fields": {k: {"exact_rate": rate(v), "count": v[1]} for k, v in per_field.items()},
         "viz_fields": {k: {"exact_rate": rate(v), "count": v[1]} for k, v in per_field_viz.items()},
+        "fields_by_category": {cat: {name: rate(v) for (c, name), v in per_category_field.items() if c == cat}
+                               for cat in categories},
         "rotation_rate": round(rotation_ok / count, 4) if count else None,
         "document_found_rate": round(found / count, 4) if count else None,
         "median_ms": round(float(np.median(times)), 1) if times else None,
