@@ -132,6 +132,17 @@ def test_check_digit_blind_confusion_is_not_valid():
     assert sure.valid
 
 
+def test_digit_lost_in_a_date_is_restored_by_its_check_digit():
+    line2 = TD3[1][:16] + "<" + TD3[1][17:]  # 7408122 -> 740<122: a smudge where a digit was
+    r = parse_mrz([TD3[0], line2], alternatives=_sure([TD3[0], line2]))
+    assert r.lines == TD3 and r.valid
+    assert {"line": 1, "pos": 16, "from": "<", "to": "8", "reason": "date_of_birth check digit"} in r.corrections
+    # the composite must agree: with it broken as well, nothing is guessed
+    broken = line2[:43] + "9"
+    r = parse_mrz([TD3[0], broken], alternatives=_sure([TD3[0], broken]))
+    assert r.lines[1][16] == "<" and not r.valid
+
+
 def test_check_passed_with_several_uncertain_characters_is_not_verified():
     # The document number reads as printed, but the recogniser hesitated over two of its characters:
     # one check digit cannot vouch for two doubtful characters (a wrong pair passes 1 time in 10).

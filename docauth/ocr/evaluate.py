@@ -126,8 +126,8 @@ def evaluate_synthetic(reader, count: int, seed: int, *, categories=("td1_back",
             if result.mrz is not None and result.mrz.valid and not ok:
                 false_valid += 1
             reported_valid = result.mrz is not None and result.mrz.valid
-            # Every reported-valid miss is kept (the bar is zero of them); other misses, the first 20.
-            if not ok and (len(failures) < 20 or reported_valid):
+            # Every reported-valid miss is kept (the bar is zero of them); other misses, the first 200.
+            if not ok and (len(failures) < 200 or reported_valid):
                 failures.append({"index": i, "category": category, "valid": reported_valid, "read": got,
                                  "truth": list(truth_mrz)})
         fields = label.get("fields", {})

@@ -101,6 +101,10 @@ FILLER_LOOKALIKES = set("KXCLE")
 # recogniser gave no probabilities for it.
 TABLE_COST = 3.0
 MAX_SUBSTITUTION_COST = 4.6  # ~ p >= 0.01: weaker evidence never flips a character
+# A filler read inside a date: every digit is a candidate at this cost (weaker than any look-alike, so a
+# recogniser alternative wins where there is one). The composite check must confirm the choice.
+LOST_DIGIT_COST = 4.0
+DATE_FIELDS = frozenset({"date_of_birth", "expiry_date"})
 
 # Position classes: 'A' letters/<, 'N' digits/<, 'X' any, 'S' sex, 'C' check digit; the document
 # code's first letter by format (ICAO 9303: cards A/C/I, passports P, visas V), which no check digit covers.
@@ -421,10 +425,17 @@ def _check_ok(value: str, digit: str) -> bool:
     return digit == "<" and set(value) <= {"<"}
 
 
-def _candidates(grid, alts, n, i, allowed: str) -> list[tuple[str, float]]:
-    """Alternative characters for one position with their costs (-log p)."""
+def _candidates(grid, alts, n, i, allowed: str, *, in_date: bool = False) -> list[tuple[str, float]]:
+    """Alternative characters for one position with their costs (-log p).
+
+    ``in_date``: a filler read inside a date is a digit the recogniser lost (a smudge, a glare spot);
+    any digit may stand there, and the check digit picks the one that fits (exactly one does: the
+    weights 7, 3, 1 are prime to 10).
+    """
     ch = grid[n][i]
     out: dict[str, float] = {}
+    if in_date and ch == "<":
+        out.update({d: LOST_DIGIT_COST for d in "0123456789"})
     if alts is not None and i < len(alts[n]):
         probs = dict(alts[n][i])
         p_read = max(probs.get(ch, 0.0), 1e-6)
@@ -466,7 +477,8 @@ def _check_digit_search(grid, type_, layout, alts, corrections):
         positions = _positions(slices) + [(cn, ci)]
         options = []
         for n, i in positions:
-            for c, cost in _candidates(grid, alts, n, i, _allowed(classes[n][i])):
+            in_date = name in DATE_FIELDS and (n, i) != (cn, ci)
+            for c, cost in _candidates(grid, alts, n, i, _allowed(classes[n][i]), in_date=in_date):
                 old = grid[n][i]
                 grid[n][i] = c
                 if _check_ok(_group_text(grid, slices), grid[cn][ci]):
