@@ -168,6 +168,21 @@ def test_mrz_missed_on_the_photo_is_read_on_the_located_document(mrz_reader, ind
     assert result.document.rotation == sample.label["capture"]["rotation"]
 
 
+def test_printed_fields_taken_for_an_mrz_are_not_reported_as_one(mrz_reader):
+    # On this card front the MRZ search reads a block of printed fields as a "TD2" (score 0); reported, it
+    # would reject the check as "MRZ fails its check digits" and could turn the page (its reading direction).
+    import cv2
+
+    from docauth.ocr.reader import MIN_CREDIBLE_MRZ_SCORE
+
+    sample = generate_sample(SEED + 13, 34, "td1_front")
+    raw = mrz_reader.mrz_reader.read(cv2.cvtColor(sample.image, cv2.COLOR_RGB2GRAY), expected=False)
+    assert raw is not None and raw.result.score < MIN_CREDIBLE_MRZ_SCORE
+    result = mrz_reader(sample.image, side="front")
+    assert result.mrz is None
+    assert result.document.rotation == sample.label["capture"]["rotation"]
+
+
 def test_a_value_printed_under_the_wrong_label_still_agrees_with_the_mrz():
     from docauth.ocr.mrz import parse_mrz
     from docauth.ocr.reader import DocumentReader, DocumentView

@@ -28,6 +28,10 @@ from docauth.ocr.mrzread import LINE_H, LINE_LENGTHS, LINE_W, FoundMRZ, cut_stri
 BOOKLET_TYPES = frozenset({"TD3", "MRVA"})
 # Card fronts seldom carry an MRZ (TD1 prints it on the back; TD2-style cards on the front do).
 SIDES_WITHOUT_MRZ = frozenset({"front"})
+# Sides the classifier only gives cards (a passport data page is "open"), and the long-to-short ratio from
+# which a rectified outline is taken to be a card's (TD1 1.59, TD2 1.42; a square-ish quad says nothing).
+CARD_SIDES = frozenset({"front", "back"})
+CARD_MIN_ASPECT = 1.3
 FIELD_NAMES = ("surname", "given_names", "nationality", "sex", "date_of_birth", "document_number", "expiry_date")
 LINE_MODEL = MODEL_NAME
 OUTLINE_MODEL = outline.MODEL_NAME
@@ -145,6 +149,19 @@ class MRZReader:
         return result, confidence
 
 
+# Below this score (see MRZResult.score) a block read as an MRZ is most likely other text taken for one: on
+# card fronts, blocks of printed fields read as "TD2" scored 0-39 and turned the page upside down; real
+# MRZs read with errors scored 46-99 (most of them 90+). Such a read is dropped: "no MRZ read", not "an
+# MRZ that fails its checks".
+MIN_CREDIBLE_MRZ_SCORE = 50
+
+
+def _credible(read: "MRZRead | None") -> "MRZRead | None":
+    if read is None or read.result.valid or read.result.score >= MIN_CREDIBLE_MRZ_SCORE:
+        return read
+    return None
+
+
 def _rank_parts(result: MRZResult, confidence: float) -> tuple:
     return (result.valid, result.score, confidence)
 
@@ -227,13 +244,14 @@ class DocumentReader:
         timings = {} if timings is None else timings
         image = _as_rgb(image)
         t = time.perf_counter()
-        mrz = self.mrz_reader.read(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), expected=side not in SIDES_WITHOUT_MRZ)
+        mrz = _credible(self.mrz_reader.read(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY),
+                                             expected=side not in SIDES_WITHOUT_MRZ))
         timings["mrz_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         located = locate_document(image, self.outline_model)
         if (mrz is None or not mrz.result.valid) and located.found and side not in SIDES_WITHOUT_MRZ:
             t_second = time.perf_counter()
-            second = self._read_mrz_on_document(image, located.corners)
+            second = _credible(self._read_mrz_on_document(image, located.corners))
             if second is not None and (mrz is None or _rank(second) > _rank(mrz)):
                 mrz = second
             timings["mrz_on_document_ms"] = (time.perf_counter() - t_second) * 1000
@@ -248,7 +266,9 @@ class DocumentReader:
             rotation = mrz.rotation
         elif self.read_viz:
             t = time.perf_counter()
-            rotation = _orient_by_text(cv2.cvtColor(rect, cv2.COLOR_RGB2GRAY), self.tesseract)
+            # A card located as a card is landscape when upright: its outline settles 0/180 against 90/270.
+            landscape = _card_outline_landscape(rect.shape) if located.found and side in CARD_SIDES else None
+            rotation = _orient_by_text(cv2.cvtColor(rect, cv2.COLOR_RGB2GRAY), self.tesseract, landscape=landscape)
             timings["orient_ms"] = (time.perf_counter() - t) * 1000
         else:
             rotation = 0
@@ -371,7 +391,15 @@ def _data_page(corners: np.ndarray, read: MRZRead) -> np.ndarray:
     return page_with_zone(corners, read.found.centre_in_input(), block[1] - block[0], TD3_ASPECT)
 
 
-def _orient_by_text(gray: np.ndarray, engine=None) -> int:
+def _card_outline_landscape(shape) -> bool | None:
+    """Is the rectified card's long side horizontal? None when the outline is too square to say (a TD1 card
+    is 1.59:1; a wrong outline, or the whole photo, may be anything)."""
+    height, width = shape[:2]
+    ratio = max(height, width) / max(1, min(height, width))
+    return None if ratio < CARD_MIN_ASPECT else width > height
+
+
+def _orient_by_text(gray: np.ndarray, engine=None, *, landscape: bool | None = None) -> int:
     """Quarter-turn of a document without an MRZ.
 
     Text lines run horizontally when upright (component chains decide 0/180 vs
@@ -387,8 +415,11 @@ def _orient_by_text(gray: np.ndarray, engine=None) -> int:
 
     s = min(1.0, 800 / max(gray.shape))
     small = cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else gray
-    chars = {r: sum(ln.count for ln in find_text_lines(rotate_quarter(small, r))) for r in (0, 90)}
-    base = 0 if chars[0] >= chars[90] else 90
+    if landscape is None:
+        chars = {r: sum(ln.count for ln in find_text_lines(rotate_quarter(small, r))) for r in (0, 90)}
+        base = 0 if chars[0] >= chars[90] else 90
+    else:
+        base = 0 if landscape else 90
     g = rotate_quarter(small, base)
     up, down = _label_value_votes(text_boxes(g))
     if down >= up + 2:
