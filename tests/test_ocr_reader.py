@@ -202,3 +202,24 @@ def test_a_value_printed_under_the_wrong_label_still_agrees_with_the_mrz():
     # A birth date printed nowhere as the MRZ has it is a real disagreement (altered, or misread).
     assert result.consistency["date_of_birth"]["agree"] is False
     assert result.consistency["surname"]["agree"] is True and "found_in_print" not in result.consistency["surname"]
+
+
+def test_a_field_read_well_stands_on_its_own_when_the_mrz_is_not_valid():
+    from docauth.ocr.mrz import parse_mrz
+    from docauth.ocr.reader import DocumentReader, DocumentView
+
+    lines = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B<<<<<19"]
+    alternatives = [[[(c, 1.0)] for c in line] for line in lines]
+    mrz = parse_mrz(lines, alternatives=alternatives)  # the composite check digit is wrong: not valid
+    assert not mrz.valid and mrz.checks["date_of_birth"]["ok"]
+    view = DocumentView(corners=[[0, 0], [1, 0], [1, 1], [0, 1]], rotation=0, found=True, rectified=None)
+    viz = {"surname": "ERIKSSDN", "date_of_birth": "1974-08-21", "expiry_date": "2012-04-15"}
+    result = DocumentReader(None, read_viz=False).postprocess(view, mrz, viz, {})
+    # Tesseract misread the name and the birth date; the MRZ read them well and the date passes its own check.
+    assert result.fields["surname"] == "ERIKSSON" and result.fields["date_of_birth"] == "1974-08-12"
+    assert result.sources["surname"] == result.sources["date_of_birth"] == "mrz_unchecked"  # not verified
+    assert result.fields["expiry_date"] == "2012-04-15" and result.sources["expiry_date"] == "viz"  # they agree
+    # an uncertain name character: the printed read stands
+    alternatives[0][7] = [("I", 0.6), ("L", 0.4)]
+    unsure = parse_mrz(lines, alternatives=alternatives)
+    assert DocumentReader(None, read_viz=False).postprocess(view, unsure, viz, {}).fields["surname"] == "ERIKSSDN"

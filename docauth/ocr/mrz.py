@@ -165,6 +165,24 @@ class MRZResult:
     corrections: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     zone_top: float | None = None  # where the reader found the zone (fraction of the page height); not exported
+    # (line, pos) the recogniser read with probability under MIN_UNCHECKED_P; None without its alternatives.
+    # Not exported: it serves field_is_certain.
+    uncertain: list | None = None
+
+    def field_is_certain(self, name: str) -> bool:
+        """Is this field read well enough to stand on its own when the MRZ as a whole is not valid?
+
+        A field with a check digit: its check passes and no more than one of its characters is uncertain.
+        A name (no check digit): every character of the name zone was read with confidence.
+        Needs the recogniser's alternatives; without them nothing is certain.
+        """
+        if self.uncertain is None or not self.structure_ok or self.type not in _LAYOUTS:
+            return False
+        if name in ("surname", "given_names"):
+            zone = {(n, i) for n, a, b in _name_slices(self.type) for i in range(a, b)}
+            return not zone & set(self.uncertain)
+        check = self.checks.get(name)
+        return bool(check and check.get("ok") and not check.get("doubtful"))
 
     @property
     def text(self) -> str:
@@ -302,6 +320,9 @@ def _parse(text_or_lines, alternatives, today: date, correct: bool,
         _check_digit_search(grid, type_, layout, alts, corrections)
 
     grid_before_checks = grid
+    if alts is not None:
+        result.uncertain = [(n, i) for n, row in enumerate(grid) for i, ch in enumerate(row)
+                            if i < len(alts[n]) and dict(alts[n][i]).get(ch, 0.0) < min_unchecked_p]
     result.lines = ["".join(r) for r in grid]
     result.corrections = corrections
     result.checks = _run_checks(result.lines, type_, layout)

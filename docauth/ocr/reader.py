@@ -31,6 +31,8 @@ SIDES_WITHOUT_MRZ = frozenset({"front"})
 # Sides the classifier only gives cards (a passport data page is "open"), and the long-to-short ratio from
 # which a rectified outline is taken to be a card's (TD1 1.59, TD2 1.42; a square-ish quad says nothing).
 CARD_SIDES = frozenset({"front", "back"})
+# Fields taken from an MRZ that is not valid as a whole, over the printed read, when read well on their own.
+CERTAIN_ON_THEIR_OWN = frozenset({"surname", "given_names", "document_number", "date_of_birth", "expiry_date"})
 CARD_MIN_ASPECT = 1.3
 FIELD_NAMES = ("surname", "given_names", "nationality", "sex", "date_of_birth", "document_number", "expiry_date")
 LINE_MODEL = MODEL_NAME
@@ -350,6 +352,10 @@ class DocumentReader:
                 fields[name], sources[name] = m, "mrz"
                 if name in ("surname", "given_names") and v and agree:
                     fields[name] = v if len(v) > len(m) else m
+            elif m not in (None, "") and not agree and name in CERTAIN_ON_THEIR_OWN and mrz.field_is_certain(name):
+                # The MRZ fails somewhere else, but this field passed its own check (or, a name, was read with
+                # confidence throughout): it is likelier right than Tesseract's printed read. Not verified.
+                fields[name], sources[name] = m, "mrz_unchecked"
             elif v not in (None, ""):
                 fields[name], sources[name] = v, "viz"
             elif m not in (None, ""):
