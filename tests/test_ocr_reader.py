@@ -103,6 +103,10 @@ def test_real_specimens_meet_the_bar(mrz_reader, shared_data):
     assert report["false_valid"] == 0, [r for r in report["rows"] if r["false_valid"]]
     # the deliberately wrong specimens are read and reported invalid
     assert report["invalid_specimens_reported_invalid"] == report["invalid_specimens"]
+    # ... and read at all: an MRZ whose check digits fail is what a forgery looks like, never "no MRZ"
+    # (the three sharp US cards read exactly; USA.png scores 15 from its four failing checks)
+    wrong_digits = [r for r in report["rows"] if not r["expect_valid"] and "USA" in r["file"]]
+    assert wrong_digits and all(r["exact"] for r in wrong_digits), wrong_digits
 
 
 def test_cli_unreadable_input(tmp_path):

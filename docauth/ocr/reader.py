@@ -151,15 +151,18 @@ class MRZReader:
         return result, confidence
 
 
-# Below this score (see MRZResult.score) a block read as an MRZ is most likely other text taken for one: on
-# card fronts, blocks of printed fields read as "TD2" scored 0-39 and turned the page upside down; real
-# MRZs read with errors scored 46-99 (most of them 90+). Such a read is dropped: "no MRZ read", not "an
-# MRZ that fails its checks".
+# A block read as an MRZ with a low score (see MRZResult.score) that the recogniser was also unsure of is
+# most likely other text taken for one: on card fronts, blocks of printed fields read as "TD2" scored 0-39 at
+# confidence 0.54-0.73 and turned the page upside down. Such a read is dropped ("no MRZ read"). A sharp MRZ
+# whose check digits fail is kept whatever its score: real specimens with wrong check digits read at
+# confidence 0.98-1.0 with scores 15-59, and "fails its checks" is what a forged MRZ looks like.
 MIN_CREDIBLE_MRZ_SCORE = 50
+MIN_CREDIBLE_MRZ_CONFIDENCE = 0.8
 
 
 def _credible(read: "MRZRead | None") -> "MRZRead | None":
-    if read is None or read.result.valid or read.result.score >= MIN_CREDIBLE_MRZ_SCORE:
+    if read is None or read.result.valid or read.result.score >= MIN_CREDIBLE_MRZ_SCORE \
+            or read.confidence >= MIN_CREDIBLE_MRZ_CONFIDENCE:
         return read
     return None
 
