@@ -231,12 +231,14 @@ def line_quads(edges: np.ndarray) -> list[np.ndarray]:
     lines = sorted(lines, key=lambda ln: -ln[2])[:MAX_LINES]
     pairs = [(i, j) for i in range(len(lines)) for j in range(i + 1, len(lines))
              if _angle_apart(lines[i][0], lines[j][0]) < np.radians(20)]
+    crossings = {(a, b): _crossing(lines[a], lines[b]) for a in range(len(lines)) for b in range(len(lines))
+                 if a != b and _angle_apart(lines[a][0], lines[b][0]) >= np.radians(55)}
     quads = []
     for p, (i, j) in enumerate(pairs):
         for k, m in pairs[p + 1:]:
-            if len({i, j, k, m}) < 4 or _angle_apart(lines[i][0], lines[k][0]) < np.radians(55):
+            if len({i, j, k, m}) < 4 or (i, k) not in crossings:
                 continue
-            corners = [_crossing(lines[a], lines[b]) for a, b in ((i, k), (k, j), (j, m), (m, i))]
+            corners = [crossings.get(key) for key in ((i, k), (k, j), (j, m), (m, i))]
             if any(c is None for c in corners):
                 continue
             q = np.array(corners)
