@@ -339,8 +339,8 @@ def _parse(text_or_lines, alternatives, today: date, correct: bool,
             result.valid = False
             result.warnings.append("uncertain characters no check digit vouches for at "
                                    + ", ".join(f"line {n} pos {i}" for n, i in doubtful[:6]))
-    if alts is not None:
-        for name in _weakly_checked(grid_before_checks, alts, layout, min_p=min_unchecked_p):
+    if result.uncertain is not None:
+        for name in _weakly_checked(set(result.uncertain), layout):
             if result.checks.get(name, {}).get("ok"):
                 result.checks[name]["doubtful"] = True
                 result.valid = False
@@ -752,22 +752,15 @@ def _doubtful_unchecked(grid, alts, layout, min_p: float) -> list[tuple[int, int
 MAX_UNCERTAIN_IN_CHECKED_FIELD = 1
 
 
-def _weakly_checked(grid, alts, layout, min_p: float) -> list[str]:
+def _weakly_checked(uncertain: set, layout) -> list[str]:
     """Check-digit fields (not the composite) holding more uncertain characters than one check can vouch for.
 
-    Uncertain: the recogniser gave the final character (after any correction) less than ``min_p``.
+    ``uncertain``: (line, pos) whose final character (after any correction) the recogniser gave less than
+    MIN_UNCHECKED_P.
     """
-    out = []
-    for name, (slices, (cn, ci)) in layout["checks"].items():
-        if name == "composite":
-            continue
-        uncertain = 0
-        for n, i in _positions(slices) + [(cn, ci)]:
-            if n < len(alts) and i < len(alts[n]) and dict(alts[n][i]).get(grid[n][i], 0.0) < min_p:
-                uncertain += 1
-        if uncertain > MAX_UNCERTAIN_IN_CHECKED_FIELD:
-            out.append(name)
-    return out
+    return [name for name, (slices, check) in layout["checks"].items()
+            if name != "composite"
+            and len(uncertain & set(_positions(slices) + [check])) > MAX_UNCERTAIN_IN_CHECKED_FIELD]
 
 
 def _classes_hold(lines, layout) -> bool:

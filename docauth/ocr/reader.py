@@ -31,9 +31,9 @@ SIDES_WITHOUT_MRZ = frozenset({"front"})
 # Sides the classifier only gives cards (a passport data page is "open"), and the long-to-short ratio from
 # which a rectified outline is taken to be a card's (TD1 1.59, TD2 1.42; a square-ish quad says nothing).
 CARD_SIDES = frozenset({"front", "back"})
+CARD_MIN_ASPECT = 1.3
 # Fields taken from an MRZ that is not valid as a whole, over the printed read, when read well on their own.
 CERTAIN_ON_THEIR_OWN = frozenset({"surname", "given_names", "document_number", "date_of_birth", "expiry_date"})
-CARD_MIN_ASPECT = 1.3
 FIELD_NAMES = ("surname", "given_names", "nationality", "sex", "date_of_birth", "document_number", "expiry_date")
 LINE_MODEL = MODEL_NAME
 OUTLINE_MODEL = outline.MODEL_NAME
