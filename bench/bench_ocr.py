@@ -160,8 +160,16 @@ def _bars(speed, spec, eval_json) -> list[str]:
             out.append("synthetic surname / date of birth / document number >= 95 %: "
                        + " / ".join(f"{float(f[k]['exact_rate']):.1%}" for k in
                                     ("surname", "date_of_birth", "document_number"))
-                       + f" ({verdict(worst >= 0.95)}; card fronts carry no MRZ, so their fields are Tesseract's)")
+                       + f" ({verdict(worst >= 0.95)}; card fronts carry no MRZ, so their fields are Tesseract's"
+                       + _fronts(syn) + ")")
     return out
+
+
+def _fronts(syn: dict) -> str:
+    front = (syn.get("fields_by_category") or {}).get("td1_front")
+    if not front:
+        return ""
+    return ": fronts " + " / ".join(f"{float(front[k]):.0%}" for k in ("surname", "date_of_birth", "document_number"))
 
 
 def write_docs(speed, spec, peye, n_images, eval_json=None) -> None:
@@ -247,6 +255,15 @@ def write_docs(speed, spec, peye, n_images, eval_json=None) -> None:
                       for k, v in syn["viz_fields"].items()]
             lines += [f"| MRZ reported valid but wrong | {syn['mrz_false_valid']} | {syn['mrz_count']} |",
                       f"| quarter-turn found | {syn['rotation_rate']} | {syn['count']} |"]
+            by_category = syn.get("fields_by_category") or {}
+            if by_category:
+                lines += ["", "Final fields by category (backs and passport pages carry an MRZ; card fronts only print):",
+                          "", "| category | surname | date of birth | document number |", "|---|---|---|---|"]
+                lines += [f"| {cat} | {v.get('surname')} | {v.get('date_of_birth')} | {v.get('document_number')} |"
+                          for cat, v in by_category.items()]
+            if syn.get("median_ms") is not None:
+                lines += ["", f"Median {syn['median_ms']:.0f} ms per capture; every miss is listed in "
+                              f"{Path(eval_json).resolve().relative_to(ROOT) if Path(eval_json).resolve().is_relative_to(ROOT) else eval_json}."]
     lines += ["", "Issue 3 bars, from the numbers above:", ""] + [f"- {b}" for b in _bars(speed, spec, eval_json)]
     lines.append("<!-- ocr:end -->")
     section = "\n".join(lines) + "\n"
