@@ -125,6 +125,7 @@ def contour_candidates(rgb: np.ndarray) -> list[Located]:
     med = float(np.median(blur))
     thin_edges = cv2.Canny(blur, max(10, 0.5 * med), min(255, 1.2 * med + 30))
     near_edge = cv2.dilate(thin_edges, np.ones((5, 5), np.uint8))
+    edge_density = float(np.count_nonzero(near_edge)) / near_edge.size
     edges = cv2.dilate(thin_edges, np.ones((3, 3), np.uint8), iterations=2)
     masks.append(("canny", edges))
     # Colour distance from the border (background) colour: documents differ from the surface they lie on.
@@ -162,28 +163,28 @@ def contour_candidates(rgb: np.ndarray) -> list[Located]:
             score = _score_quad(q, area_img, cv2)
             if score > 0:
                 corners = _refine_corners(order_corners(q) / s, rgb, cv2)
-                found.append(Located(corners, True, float(score),
-                                     {"method": name, "edge_support": _edge_support(order_corners(q), near_edge)}))
+                support = _edge_support(order_corners(q), near_edge, edge_density)
+                found.append(Located(corners, True, float(score), {"method": name, "edge_support": support}))
     # Straight lines are found in any texture (noise, a keyboard, text): their quads count only when on edges
     # that stand out from the image's own edge density, and not at all where edges are nearly everywhere
     # (generated captures: at most 42 % of the image near an edge; sensor noise alone: 92 %).
-    edge_density = float(np.count_nonzero(near_edge)) / near_edge.size
     for q in line_quads(thin_edges) if edge_density <= MAX_EDGE_DENSITY_FOR_LINES else ():
         score = _score_quad(q, area_img, cv2)
         if score > 0:
             candidate = Located(_refine_corners(q / s, rgb, cv2), True, float(score),
-                                {"method": "lines", "edge_support": _edge_support(q, near_edge)})
+                                {"method": "lines", "edge_support": _edge_support(q, near_edge, edge_density)})
             if _preference(candidate)[0]:
                 found.append(candidate)
     return found
 
 
-def _edge_support(q: np.ndarray, near_edge: np.ndarray, samples: int = 40) -> tuple[float, ...]:
+def _edge_support(q: np.ndarray, near_edge: np.ndarray, edge_density: float, samples: int = 40
+                  ) -> tuple[float, ...]:
     """Per side (TL-TR, TR-BR, BR-BL, BL-TL): the share of its middle 80 % lying on ``near_edge``, above
-    what a line drawn anywhere would get from the image's edge density (0 on noise, where edges are
-    everywhere)."""
+    what a line drawn anywhere would get from the image's edge density (the share of ``near_edge`` set;
+    0 on noise, where edges are everywhere)."""
     h, w = near_edge.shape
-    density = min(0.95, float(np.count_nonzero(near_edge)) / near_edge.size)
+    density = min(0.95, edge_density)
     t = np.linspace(0.1, 0.9, samples)[:, None]
     out = []
     for k in range(4):

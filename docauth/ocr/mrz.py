@@ -334,7 +334,7 @@ def _parse(text_or_lines, alternatives, today: date, correct: bool,
     if result.valid and alts is not None:
         # Check digits cover numbers and dates only; names, codes and optional data are
         # trusted only when the recogniser itself was sure of every character.
-        doubtful = _doubtful_unchecked(grid_before_checks, alts, layout, min_p=min_unchecked_p)
+        doubtful = _doubtful_unchecked(grid_before_checks, alts, layout, result.uncertain)
         if doubtful:
             result.valid = False
             result.warnings.append("uncertain characters no check digit vouches for at "
@@ -715,8 +715,8 @@ def _checked_positions(layout) -> set:
     return out
 
 
-def _doubtful_unchecked(grid, alts, layout, min_p: float) -> list[tuple[int, int]]:
-    """Positions whose final character no check digit vouches for and the recogniser gave < min_p.
+def _doubtful_unchecked(grid, alts, layout, uncertain) -> list[tuple[int, int]]:
+    """Of the ``uncertain`` positions (final character given < MIN_UNCHECKED_P), those no check digit vouches for.
 
     Outside the check-digit fields that is every uncertain position. Inside them, a check digit cannot
     tell apart characters whose values differ by a multiple of 10 (G and 6, A and 0, B and 1, ...):
@@ -726,22 +726,16 @@ def _doubtful_unchecked(grid, alts, layout, min_p: float) -> list[tuple[int, int
 
     checked = _checked_positions(layout)
     out = []
-    for n, row in enumerate(grid):
-        for i, ch in enumerate(row):
-            if i >= len(alts[n]):
-                continue
-            probs = dict(alts[n][i])
-            p = probs.get(ch, 0.0)
-            if p >= min_p:
-                continue
-            if (n, i) not in checked:
-                out.append((n, i))
-                continue
-            value = char_value(ch)
-            if value is not None and any(
-                    other != ch and q >= 0.1 and (char_value(other) or 0) % 10 == value % 10
-                    for other, q in probs.items()):
-                out.append((n, i))
+    for n, i in uncertain:
+        if (n, i) not in checked:
+            out.append((n, i))
+            continue
+        ch = grid[n][i]
+        value = char_value(ch)
+        if value is not None and any(
+                other != ch and q >= 0.1 and (char_value(other) or 0) % 10 == value % 10
+                for other, q in alts[n][i]):
+            out.append((n, i))
     return out
 
 
