@@ -76,6 +76,9 @@ class Settings:
     # The classifiers answer for the image averaged over this many quarter turns (1, 2 or 4): trained on every
     # orientation, their errors differ by turn and the average is right more often (docs/training.md)
     classifier_rotations: int = 4
+    # The side model also answers for the document cropped from a plain surface around it (a card on a
+    # scanner page), averaged with the whole image (docauth.classifiers.views; docs/training.md)
+    classifier_content_view: bool = True
     face_threshold: float = field(default_factory=lambda: _default_face_threshold())  # calibrated, docs/matching.md
     duplicate_face_threshold: float = 0.45
     name_similarity_threshold: float = 0.85

@@ -21,12 +21,12 @@ from docauth.synth import generate_sample, seeds
 
 MODELS = default_models_dir()
 DOCAUTH = Path(sys.executable).parent / "docauth"
-# Bars a little below what the shipped models measure on 2,000 TEST-seed images (see docs/training.md:
-# document 0.9655, side 0.9129 there). These are only ~200 images, so one error costs 0.5-1 point.
-# NOTE: issue 2 asks for 0.99 / 0.97; the shipped models do not reach that yet (docs/training.md).
+# Bars below what the shipped models measure on 2,000 TEST-seed images over the whole image in four turns
+# (docs/training.md: document 0.991, side 0.959; with the content view, as the stage answers, side 0.973).
+# These are only ~200 images, so one error costs 0.5-1 point.
 MIN_DOCUMENT_ACCURACY = 0.93
 MIN_SIDE_ACCURACY = 0.85
-RECORDED_TEST_BARS = {"document": 0.97, "side": 0.92}  # shipped: 0.980, 0.936
+RECORDED_TEST_BARS = {"document": 0.98, "side": 0.96}  # shipped, as the stage answers: 0.991, 0.973
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,7 @@ def test_answers_averaged_over_quarter_turns_do_not_depend_on_the_turn(clf):
 
     assert clf.rotations == 4  # the default
     sample = generate_sample(seeds.TESTS.nth(3), 1, "td1_back")
-    batch = clf.preprocess([sample.image])
+    batch = clf.preprocess([sample.image])[:, 0]  # the whole-image view
     turned = np.ascontiguousarray(np.rot90(batch, 1, axes=(1, 2)))
     for model in (clf.document_model, clf.side_model):
         assert clf.probabilities(model, turned) == pytest.approx(clf.probabilities(model, batch), abs=1e-5)
@@ -96,6 +96,68 @@ def test_answers_averaged_over_quarter_turns_do_not_depend_on_the_turn(clf):
     averaged = np.mean([single.probabilities(clf.side_model, np.ascontiguousarray(np.rot90(batch, k, axes=(1, 2))))
                         for k in range(4)], axis=0)
     assert clf.probabilities(clf.side_model, batch) == pytest.approx(averaged, abs=1e-5)
+
+
+def _small_on_a_plain_page(seed_index: int, want_side: str):
+    """A flat document a fifth of a scanner page wide, and where it was put (x0, y0, x1, y1)."""
+    import cv2
+
+    from docauth.classifiers.flat import flat_sample
+
+    for index in range(seed_index, seed_index + 60):
+        image, label = flat_sample(seeds.TESTS.nth(5), index)
+        if label["side"] == want_side:
+            break
+    doc = cv2.resize(image, (300, round(300 * image.shape[0] / image.shape[1])), interpolation=cv2.INTER_AREA)
+    # An off-white lid with a lighting gradient: plain, but not one flat colour.
+    page = np.clip(np.linspace(226, 242, 1600)[None, :, None] + np.zeros((1200, 1, 3)), 0, 255).astype(np.uint8)
+    y0, x0 = 180, 1100
+    page[y0:y0 + doc.shape[0], x0:x0 + doc.shape[1]] = doc
+    return page, (x0, y0, x0 + doc.shape[1], y0 + doc.shape[0])
+
+
+def test_side_model_also_sees_a_small_document_cropped_from_a_plain_page(clf):
+    from docauth.classifiers.views import content_box
+
+    assert clf.content_view  # the default
+    page, (x0, y0, x1, y1) = _small_on_a_plain_page(0, "open")
+    bx0, by0, bx1, by1 = content_box(page)
+    # The crop holds the whole data page, its white MRZ band included, and little else (a 4 % margin).
+    assert bx0 <= x0 and by0 <= y0 and bx1 >= x1 and by1 >= y1, (bx0, by0, bx1, by1)
+    assert (bx1 - bx0) * (by1 - by0) <= 1.3 * (x1 - x0) * (y1 - y0), (bx0, by0, bx1, by1)
+    views = clf.preprocess([page])
+    assert views.shape == (1, 2, *clf.input_shape) and not np.array_equal(views[0, 0], views[0, 1])
+    result = clf([page])[0]
+    assert result.is_document and result.side == "open", result
+    # The side answer is the two views' answers averaged.
+    whole = clf.probabilities(clf.side_model, views[:, 0])[0]
+    crop = clf.probabilities(clf.side_model, views[:, 1])[0]
+    assert [result.side_scores[k] for k in clf.side_labels] == pytest.approx((whole + crop) / 2, abs=1e-5)
+
+
+def test_a_document_on_a_cluttered_background_has_only_the_whole_view(clf):
+    from docauth.classifiers.views import content_box
+
+    sample = generate_sample(seeds.TESTS.nth(3), 0, "td1_front")
+    import cv2
+
+    # Coarse patches of random colour (pixel noise would average out to a plain grey).
+    blocks = np.random.default_rng(5).integers(0, 256, (18, 24, 3), dtype=np.uint8)
+    noisy = cv2.resize(blocks, (1200, 900), interpolation=cv2.INTER_NEAREST)
+    noisy[300:600, 400:850] = preprocess.resize_uint8(sample.image, 300, 450)
+    assert content_box(noisy) is None
+    views = clf.preprocess([noisy])
+    assert np.array_equal(views[0, 0], views[0, 1])
+    single_view = DocumentClassifier(clf.document_model, clf.side_model, rotations=4, content_view=False)
+    assert single_view.preprocess([noisy]).shape[1] == 1
+    assert clf([noisy])[0].side_scores == pytest.approx(single_view([noisy])[0].side_scores, abs=1e-6)
+
+
+def test_cached_content_views_match_the_stage(clf):
+    samples = [generate_sample(seeds.TESTS.nth(3), i) for i in range(8)]
+    cached = synthetic_set(seeds.TESTS.nth(3), 8, use_cache=False, view="content")
+    views = clf.preprocess([s.image for s in samples])
+    assert np.abs(preprocess.scale(cached.images) - views[:, 1]).max() < 1e-6
 
 
 def test_specks_and_slivers_are_never_documents(clf):

@@ -170,7 +170,7 @@ def _evaluate(models_dir, backend, seed, count, workers, *, real: bool) -> dict:
 
     clf = _load_classifier(models_dir, backend)
     report: dict = {"evaluated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                    "rotations_averaged": clf.rotations}
+                    "rotations_averaged": clf.rotations, "content_view": clf.content_view}
     if count:
         report["synthetic"] = evaluate_synthetic(clf, seed=seed, count=count, workers=workers,
                                                  progress=lambda m: _echo_err(m))

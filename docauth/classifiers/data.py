@@ -93,8 +93,9 @@ def default_cache_dir() -> Path:
 
 
 def _generate_chunk_sizes(seed: int, start: int, stop: int, sizes: tuple[tuple[int, int], ...],
-                          subset: str = "mix") -> dict[tuple[int, int], LabelledImages]:
+                          subset: str = "mix", view: str = "whole") -> dict[tuple[int, int], LabelledImages]:
     """Samples ``start..stop-1`` resized to each of ``sizes`` (each sample is rendered once)."""
+    from docauth.classifiers.views import content_view
     from docauth.synth import generate_sample
 
     images: dict[tuple[int, int], list] = {size: [] for size in sizes}
@@ -120,6 +121,8 @@ def _generate_chunk_sizes(seed: int, start: int, stop: int, sizes: tuple[tuple[i
             sample = generate_sample(seed, index)
             image, label = sample.image, sample.label
         d, s, k = labels_from_sample_label(label)
+        if view == "content":
+            image = content_view(image)
         for (height, width), out in images.items():
             out.append(preprocess.resize_uint8(image, height, width))
         is_doc.append(d)
@@ -141,15 +144,20 @@ SUBSETS = {
 }
 
 
+def _module_hash(name: str) -> str:
+    return hashlib.sha256((Path(__file__).parent / f"{name}.py").read_bytes()).hexdigest()[:8]
+
+
 def _chunk_path(cache_dir: Path, seed: int, start: int, stop: int, height: int, width: int, version: str,
-                subset: str = "mix") -> Path:
+                subset: str = "mix", view: str = "whole") -> Path:
     if subset == "mix":
         name = f"seed{seed}_{start:07d}-{stop:07d}.npz"
     elif subset in ("extra", "flat"):  # also keyed by the module that draws these samples
-        module_hash = hashlib.sha256((Path(__file__).parent / f"{subset}.py").read_bytes()).hexdigest()[:8]
-        name = f"{subset}-{module_hash}_seed{seed}_{start:07d}-{stop:07d}.npz"
+        name = f"{subset}-{_module_hash(subset)}_seed{seed}_{start:07d}-{stop:07d}.npz"
     else:
         name = f"{subset}_seed{seed}_{start:07d}-{stop:07d}.npz"
+    if view == "content":  # keyed by the module that crops
+        name = f"content-{_module_hash('views')}_{name}"
     return cache_dir / f"synth-{version}" / f"{height}x{width}" / name
 
 
@@ -178,6 +186,7 @@ def synthetic_set(
     version: str | None = None,
     subset: str = "mix",
     also_cache_sizes: tuple[tuple[int, int], ...] = (),
+    view: str = "whole",
 ) -> LabelledImages:
     """Samples ``0..count-1`` of ``subset`` (see :data:`SUBSETS`), preprocessed; cached by chunk when ``use_cache``.
 
@@ -190,6 +199,8 @@ def synthetic_set(
     cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
     if subset not in SUBSETS:
         raise ValueError(f"unknown subset {subset!r}; expected one of {', '.join(SUBSETS)}")
+    if view not in ("whole", "content"):
+        raise ValueError(f"unknown view {view!r}; expected 'whole' or 'content'")
     current = generator_version()
     pinned = version is not None and version != current
     version = version or current
@@ -199,7 +210,7 @@ def synthetic_set(
     for start, stop in bounds:
         # A chunk is always stored whole (CHUNK indices) so any count can reuse it.
         full_stop = start + CHUNK
-        path = _chunk_path(cache_dir, seed, start, full_stop, height, width, version, subset)
+        path = _chunk_path(cache_dir, seed, start, full_stop, height, width, version, subset, view)
         if use_cache and path.is_file():
             parts[(start, stop)] = _slice(_load(path), 0, stop - start)
         else:
@@ -215,7 +226,7 @@ def synthetic_set(
         if use_cache:
             _save(path, by_size[(height, width)])
             for size in sizes[1:]:
-                other = _chunk_path(cache_dir, seed, start, full_stop, size[0], size[1], version, subset)
+                other = _chunk_path(cache_dir, seed, start, full_stop, size[0], size[1], version, subset, view)
                 if not other.is_file():
                     _save(other, by_size[size])
         parts[(start, stop)] = _slice(by_size[(height, width)], 0, stop - start)
@@ -227,14 +238,14 @@ def synthetic_set(
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             futures = {pool.submit(_generate_chunk_sizes, seed, m[0], m[2] if use_cache else m[1], sizes,
-                                   subset): m for m in missing}
+                                   subset, view): m for m in missing}
             for n, fut in enumerate(futures):
                 store(futures[fut], fut.result())
                 if progress:
                     progress(f"  chunk {n + 1}/{len(missing)} done")
     else:
         for n, m in enumerate(missing):
-            store(m, _generate_chunk_sizes(seed, m[0], m[2] if use_cache else m[1], sizes, subset))
+            store(m, _generate_chunk_sizes(seed, m[0], m[2] if use_cache else m[1], sizes, subset, view))
             if progress:
                 progress(f"  chunk {n + 1}/{len(missing)} done")
     if not bounds:

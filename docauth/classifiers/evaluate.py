@@ -46,8 +46,12 @@ def classification_metrics(truth: np.ndarray, predicted: np.ndarray, labels: lis
 
 
 def evaluate_arrays(clf, images_uint8: np.ndarray, is_document: np.ndarray, side: np.ndarray,
-                    kind: np.ndarray | None = None) -> dict:
-    """Both models on preprocessed (cached) images; side is scored on the true documents."""
+                    kind: np.ndarray | None = None, content_uint8: np.ndarray | None = None) -> dict:
+    """Both models on preprocessed (cached) images; side is scored on the true documents.
+
+    ``content_uint8``: the same images' content views (:mod:`docauth.classifiers.views`), for a classifier
+    whose side model sees them.
+    """
     from docauth.classifiers.preprocess import scale
 
     doc_probs = clf.probabilities(clf.document_model, scale(images_uint8))
@@ -56,7 +60,10 @@ def evaluate_arrays(clf, images_uint8: np.ndarray, is_document: np.ndarray, side
     docs = np.flatnonzero((is_document == 1) & (side >= 0))
     side_pred = np.zeros(0, int)
     if docs.size:
-        side_probs = clf.probabilities(clf.side_model, scale(images_uint8[docs]))
+        views = images_uint8[docs][:, None]
+        if content_uint8 is not None and getattr(clf, "content_view", False):
+            views = np.stack([images_uint8[docs], content_uint8[docs]], axis=1)
+        side_probs = clf.side_probabilities(scale(views))
         side_pred = side_probs.argmax(1)
         result["side"] = classification_metrics(side[docs], side_pred, SIDE_LABELS)
         # End to end: a document is right only when accepted *and* given the right side.
@@ -78,7 +85,10 @@ def evaluate_synthetic(clf, *, seed: int, count: int, workers: int = 1, progress
     from docauth.classifiers.data import synthetic_set
 
     data = synthetic_set(seed, count, workers=workers, progress=progress)
-    result = evaluate_arrays(clf, data.images, data.is_document, data.side, data.kind)
+    content = None
+    if getattr(clf, "content_view", False):
+        content = synthetic_set(seed, count, workers=workers, progress=progress, view="content").images
+    result = evaluate_arrays(clf, data.images, data.is_document, data.side, data.kind, content)
     result["seed"] = seed
     return result
 
@@ -151,6 +161,8 @@ def format_report(report: dict) -> str:
     lines = []
     if report.get("rotations_averaged", 1) > 1:
         lines.append(f"(each answer averaged over {report['rotations_averaged']} quarter turns of the image)")
+    if report.get("content_view"):
+        lines.append("(side answers averaged over the whole image and its content crop, where it has one)")
     syn = report.get("synthetic")
     if syn:
         lines.append(f"Synthetic test set (seed {syn['seed']}, {syn['document']['count']} images)")

@@ -238,5 +238,8 @@ def record_evaluation(out_dir: Path, report: dict) -> None:
         if real_summary:
             metrics["real"] = real_summary
         metrics["evaluated"] = report.get("evaluated")
+        # The numbers are the stage's (DocumentClassifier), which averages views of each image.
+        metrics["evaluated_with"] = {"rotations_averaged": report.get("rotations_averaged", 1),
+                                     "content_view": bool(report.get("content_view", False))}
         write_metadata(path, metadata)
 

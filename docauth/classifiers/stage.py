@@ -9,6 +9,8 @@ Images go through the models in batches of at most ``max_batch_size``. The side
 model runs only on the images the document model accepted (its answer on a
 non-document means nothing, and skipping it saves time). Each model answers for
 the image averaged over its four quarter turns (``rotations``; DOCAUTH_CLASSIFIER_ROTATIONS).
+The side model also looks at the document cropped from a plain surface around it, when there is one
+(``content_view``; :mod:`docauth.classifiers.views`), and answers for both views averaged.
 Images under ``MIN_DOCUMENT_SIDE`` pixels on the shorter side are never documents.
 """
 
@@ -55,7 +57,7 @@ class DocumentClassifier:
     """Document/not and side classification on top of two :class:`docauth.runtime.InferenceModel`."""
 
     def __init__(self, document_model, side_model, *, threshold: float = 0.5, max_batch_size: int = 32,
-                 rotations: int = 1):
+                 rotations: int = 1, content_view: bool = False):
         self.document_model = document_model
         self.side_model = side_model
         self.threshold = float(threshold)
@@ -63,6 +65,7 @@ class DocumentClassifier:
         if rotations not in (1, 2, 4):
             raise ValueError(f"rotations must be 1, 2 or 4, not {rotations!r}")
         self.rotations = int(rotations)
+        self.content_view = bool(content_view)
         self._check(document_model, ["not_document", "document"])
         self._check(side_model, None)
         if document_model.input_shape != side_model.input_shape:
@@ -77,7 +80,7 @@ class DocumentClassifier:
     @classmethod
     def load(cls, models_dir: str | Path | None = None, backend: str = "auto", mode: str = "realtime",
              threshold: float | None = None, max_batch_size: int | None = None,
-             rotations: int | None = None) -> "DocumentClassifier":
+             rotations: int | None = None, content_view: bool | None = None) -> "DocumentClassifier":
         from docauth.config import Settings
         from docauth.runtime import load_model
 
@@ -87,7 +90,8 @@ class DocumentClassifier:
         return cls(doc, side,
                    threshold=settings.document_threshold if threshold is None else threshold,
                    max_batch_size=settings.max_batch_size if max_batch_size is None else max_batch_size,
-                   rotations=settings.classifier_rotations if rotations is None else rotations)
+                   rotations=settings.classifier_rotations if rotations is None else rotations,
+                   content_view=settings.classifier_content_view if content_view is None else content_view)
 
     @property
     def side_labels(self) -> list[str]:
@@ -95,19 +99,51 @@ class DocumentClassifier:
 
     # --- stage protocol -------------------------------------------------------
     def preprocess(self, images: Sequence[np.ndarray]) -> np.ndarray:
-        """RGB ``uint8`` images of any size -> (N, H, W, 3) float32, exactly as in training."""
+        """RGB ``uint8`` images of any size -> (N, views, H, W, 3) float32, exactly as in training.
+
+        View 0 is the whole image; with ``content_view``, view 1 is its content crop (a copy of view 0 when
+        the image has none, so batches of several callers stack).
+        """
+        from docauth.classifiers.views import content_view
+
         h, w, _ = self.input_shape
-        return preprocess.preprocess_batch(images, h, w)
+        whole = preprocess.preprocess_batch(images, h, w)
+        if not self.content_view:
+            return whole[:, None]
+        crops = [content_view(image) for image in images]
+        cropped = preprocess.preprocess_batch(crops, h, w)
+        for i, (crop, image) in enumerate(zip(crops, images)):
+            if crop is image:
+                cropped[i] = whole[i]
+        return np.stack([whole, cropped], axis=1)
 
     def predict(self, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Preprocessed batch -> (document probabilities (N, 2), side probabilities (N, 3), NaN for non-documents)."""
-        n = len(batch)
-        doc_probs = self.probabilities(self.document_model, batch)
+        """Preprocessed batch -> (document probabilities (N, 2), side probabilities (N, 3), NaN for non-documents).
+
+        ``batch``: (N, views, H, W, 3) from :meth:`preprocess`, or (N, H, W, 3) for the whole images alone.
+        """
+        views = batch[:, None] if batch.ndim == 4 else batch
+        n = len(views)
+        doc_probs = self.probabilities(self.document_model, views[:, 0])
         side_probs = np.full((n, len(self.side_labels)), np.nan, np.float32)
         accepted = np.flatnonzero(doc_probs[:, 1] >= self.threshold)
         if accepted.size:
-            side_probs[accepted] = self.probabilities(self.side_model, batch[accepted])
+            side_probs[accepted] = self.side_probabilities(views[accepted])
         return doc_probs, side_probs
+
+    def side_probabilities(self, views: np.ndarray) -> np.ndarray:
+        """Side probabilities of (N, views, H, W, 3) documents: the whole image averaged with its content crop
+        where it has one. The document model does not gain from the crop (measured), so only the side model
+        sees it."""
+        whole = views[:, 0]
+        if views.shape[1] == 1:
+            return self.probabilities(self.side_model, whole)
+        cropped = np.flatnonzero(np.any(views[:, 1] != whole, axis=(1, 2, 3)))
+        # One model call for both views.
+        probs = self.probabilities(self.side_model, np.concatenate([whole, views[cropped, 1]]))
+        out = probs[:len(whole)]
+        out[cropped] = (out[cropped] + probs[len(whole):]) / 2
+        return out
 
     def postprocess(self, doc_probs: np.ndarray, side_probs: np.ndarray,
                     sizes: Sequence[tuple[int, int]] | None = None) -> list[Classification]:
