@@ -144,3 +144,28 @@ def test_synthetic_set_caches_chunks_and_reuses_them(tmp_path, monkeypatch):
     assert set(first.side[first.is_document == 1].tolist()) <= {-1}
     with pytest.raises(FileNotFoundError):
         data.synthetic_set(7, 5, cache_dir=tmp_path, subset="extra", version="0" * 12)
+
+
+def test_vivid_recolours_the_paper_and_keeps_the_print_dark():
+    import cv2
+
+    from docauth.classifiers.extra import vivid
+
+    card = np.full((60, 90, 3), 235, np.uint8)  # pale paper...
+    card[20:30, 10:80] = 20  # ...with a line of dark print
+    out = vivid(card, np.random.default_rng(0), hue=100.0, strength=1.0)  # towards blue
+    hsv = cv2.cvtColor(out, cv2.COLOR_RGB2HSV)
+    assert hsv[5, 5, 1] > 120 and 70 <= hsv[5, 5, 0] <= 100  # the paper is now a strong cyan-blue
+    assert out[25, 40].max() < 40  # the print is still print
+
+
+def test_flat_samples_cover_every_kind_and_keep_their_side():
+    from docauth.classifiers.flat import KINDS, SIDES, flat_sample
+
+    seen = {}
+    for index in range(40):
+        image, label = flat_sample(7, index)
+        kind = label["category"].removeprefix("flat_")
+        seen[kind] = label["side"]
+        assert image.ndim == 3 and label["is_document"] and label["side"] == SIDES[kind]
+    assert set(seen) == set(KINDS) and seen["mrv_visa"] == seen["td2_front"] == "front"

@@ -85,3 +85,20 @@ def test_decoding_forces_the_line_length():
     p[12:14, LABELS.index("9")] = 0.45
     assert decode_line(p).text == "L89802C3"  # free decoding loses it
     assert decode_line(p, 9).text == "L898902C3"  # the format's length brings it back
+
+
+def test_training_degrades_strips_like_the_readers_misses():
+    """The recogniser's training augmentation lowers resolution and blurs: sharp glyph edges get softer."""
+    tf = pytest.importorskip("tensorflow")
+    from docauth.ocr.mrzlines import degrade
+
+    tf.random.set_seed(3)
+    strips = np.zeros((4, 32, 768, 1), np.float32)
+    strips[:, 8:24, ::12] = 1.0  # thin vertical strokes
+    kept = degrade(tf.constant(strips), 0.0).numpy()
+    assert np.array_equal(kept, strips)
+    changed = degrade(tf.constant(strips), 1.0).numpy()
+    assert changed.shape == strips.shape and 0.0 <= changed.min() and changed.max() <= 1.0
+    edge = lambda a: np.abs(np.diff(a, axis=2)).mean()  # noqa: E731
+    assert edge(changed) < 0.8 * edge(strips)
+    assert changed.sum() == pytest.approx(strips.sum(), rel=0.15)  # ink is spread, not lost

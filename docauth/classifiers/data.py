@@ -148,6 +148,11 @@ def _module_hash(name: str) -> str:
     return hashlib.sha256((Path(__file__).parent / f"{name}.py").read_bytes()).hexdigest()[:8]
 
 
+def subset_module(subset: str) -> dict:
+    """``{"module_hash": ...}`` for the subsets drawn by their own module (their cache key), else ``{}``."""
+    return {"module_hash": _module_hash(subset)} if subset in ("extra", "flat") else {}
+
+
 def _chunk_path(cache_dir: Path, seed: int, start: int, stop: int, height: int, width: int, version: str,
                 subset: str = "mix", view: str = "whole") -> Path:
     if subset == "mix":

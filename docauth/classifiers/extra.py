@@ -9,8 +9,13 @@ found two gaps that matter for the classifiers:
   rocket, ..., and the LFW face crops), re-scaled, colour-jittered, sometimes
   letterboxed in black (video stills), JPEG-compressed. Nothing is downloaded.
 * ``stacked``: specimen scans often show the front *and* the back of a card
-  in one image (stacked or side by side). These are documents with no single
-  side, so they train the document model only (side = -1).
+  in one image (stacked or side by side), often cropped to the cards' edges.
+  These are documents with no single side, so they train the document model
+  only (side = -1).
+
+Real cards are printed in stronger colours than the generator's pastels (a cyan
+Peruvian card, a rainbow visa foil): :func:`vivid` recolours a rendered document
+for some samples here and in :mod:`docauth.classifiers.flat`.
 
 Deterministic by ``(seed, index)`` like the generator. The cache key of these
 samples includes this file's hash.
@@ -115,6 +120,9 @@ def stacked_card(rng: np.random.Generator) -> np.ndarray:
 
     front = render_document("td1_front", rng).image
     back = render_document("td1_back", rng).image
+    if rng.random() < 0.5:  # one card: both sides in the same colours
+        hue, strength = rng.uniform(0, 180), rng.uniform(0.3, 1.0)
+        front, back = vivid(front, rng, hue, strength), vivid(back, rng, hue, strength)
     width = int(rng.integers(300, 800))
     front = cv2.resize(front, (width, int(front.shape[0] * width / front.shape[1])), interpolation=cv2.INTER_AREA)
     back = cv2.resize(back, (width, front.shape[0]), interpolation=cv2.INTER_AREA)  # same card size
@@ -128,13 +136,29 @@ def stacked_card(rng: np.random.Generator) -> np.ndarray:
         canvas = np.full((front.shape[0], 2 * width + gap, 3), paper, np.uint8)
         canvas[:, :width] = front
         canvas[:, width + gap:] = back
-    margin = int(width * rng.uniform(0.0, 0.08))
+    margin = 0 if rng.random() < 0.4 else int(width * rng.uniform(0.0, 0.08))  # 40 %: cropped to the cards
     img = cv2.copyMakeBorder(canvas, margin, margin, margin, margin, cv2.BORDER_CONSTANT, value=(paper,) * 3)
     k = int(rng.integers(0, 4))
     img = np.ascontiguousarray(np.rot90(img, k)) if rng.random() < 0.3 else img
     img = np.clip(img.astype(np.float32) * rng.uniform(0.85, 1.1) + rng.normal(0, rng.uniform(0.5, 4), img.shape),
                   0, 255).astype(np.uint8)
     return _jpeg(img, int(rng.integers(60, 96)))
+
+
+def vivid(img: np.ndarray, rng: np.random.Generator, hue: float | None = None,
+          strength: float | None = None) -> np.ndarray:
+    """The document in stronger colours: its light background (the print stays dark) turned towards ``hue``
+    (OpenCV degrees, 0-180) and saturated by ``strength`` (0-1)."""
+    import cv2
+
+    hue = rng.uniform(0, 180) if hue is None else hue
+    strength = rng.uniform(0.3, 1.0) if strength is None else strength
+    hsv = cv2.cvtColor(img, cv2.COLOR_RGB2HSV).astype(np.float32)
+    light = np.clip((hsv[..., 2] - 90.0) / 80.0, 0.0, 1.0)  # print (dark) keeps its colour
+    hsv[..., 0] = (hsv[..., 0] * (1 - 0.8 * light) + hue * 0.8 * light) % 180
+    hsv[..., 1] = np.clip(hsv[..., 1] + light * strength * 170.0, 0, 255)
+    hsv[..., 2] = np.clip(hsv[..., 2] * (1 - 0.15 * strength * light), 0, 255)
+    return cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2RGB)
 
 
 def _jpeg(img: np.ndarray, quality: int) -> np.ndarray:

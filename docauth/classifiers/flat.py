@@ -4,7 +4,8 @@ The real specimens (``../shared/data/mrz-specimens``) are flat, tightly cropped 
 passport specimen shows the data page alone; the generator's passports are opened booklets
 and its scans keep the whole booklet. Here the generator's own flat rendering
 (:func:`docauth.synth.render_document`) is cropped to ``page_box`` (the data page / card),
-given a thin paper margin, mild exposure change, noise and JPEG. Labels keep the side
+given a thin paper margin, mild exposure change, noise and JPEG; some are recoloured
+(:func:`docauth.classifiers.extra.vivid`). TD2 card fronts and visa stickers are ``front``. Labels keep the side
 (``open`` for a data page). Deterministic by ``(seed, index)``.
 """
 
@@ -12,12 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-KINDS = ("td1_front", "td1_back", "td3_open")
+KINDS = ("td1_front", "td1_back", "td3_open", "td2_front", "mrv_visa")
+SIDES = {"td1_front": "front", "td1_back": "back", "td3_open": "open", "td2_front": "front", "mrv_visa": "front"}
 
 
 def flat_sample(seed: int, index: int) -> tuple[np.ndarray, dict]:
     import cv2
 
+    from docauth.classifiers.extra import vivid
     from docauth.synth import render_document
 
     rng = np.random.default_rng([seed, index, 78])
@@ -25,6 +28,8 @@ def flat_sample(seed: int, index: int) -> tuple[np.ndarray, dict]:
     doc = render_document(kind, rng)
     x0, y0, x1, y1 = (int(round(v)) for v in doc.page_box)
     page = doc.image[max(0, y0):y1, max(0, x0):x1]
+    if rng.random() < 0.3:  # real documents are often printed in stronger colours than the generator's
+        page = vivid(page, rng)
     if doc.mask is not None and kind != "td3_open":  # rounded card corners show the paper
         mask = doc.mask[max(0, y0):y1, max(0, x0):x1, None].astype(np.float32) / 255.0
         paper = rng.uniform(225, 256)
@@ -40,5 +45,4 @@ def flat_sample(seed: int, index: int) -> tuple[np.ndarray, dict]:
                                                                         int(rng.integers(60, 96))])
     if ok:
         img = cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
-    side = {"td1_front": "front", "td1_back": "back", "td3_open": "open"}[kind]
-    return img, {"is_document": True, "side": side, "category": f"flat_{kind}"}
+    return img, {"is_document": True, "side": SIDES[kind], "category": f"flat_{kind}"}

@@ -17,6 +17,7 @@ from docauth.classifiers.data import (
     SUBSETS,
     LabelledImages,
     generator_version,
+    subset_module,
     synthetic_set,
 )
 from docauth.classifiers.model import DEFAULT_STAGES
@@ -162,7 +163,8 @@ def train_both(
                 "train_seed": spec.train_seed,
                 "train_count": spec.train_count,
                 "train_parts": [{**p, "generator_version": p["generator_version"] or version,
-                                 "what": SUBSETS[p["subset"]]} for p in spec.parts() if p["count"]],
+                                 "what": SUBSETS[p["subset"]], **subset_module(p["subset"])}
+                                for p in spec.parts() if p["count"]],
                 "initialised_from": init_note or "random (from scratch)",
                 "train_images_used": len(x),
                 "train_composition": describe_data(train if task == "document" else train.documents_only()),

@@ -25,14 +25,19 @@ from docauth.errors import DocauthError
               help="Keep the cut strips in this .npz and reuse them on the next run.")
 @click.option("--init", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="Start from this .keras model (fine-tune) instead of from scratch.")
-def train_mrz(out_dir, blocks, captures, epochs, batch_size, seed, cache, init):
+@click.option("--lr", "learning_rate", type=float, default=None,
+              help="Peak learning rate (default 2e-3 from scratch, 1e-3 when fine-tuning).")
+@click.option("--degraded-share", type=click.FloatRange(0.0, 1.0), default=0.3, show_default=True,
+              help="Share of strips coarsened (lower resolution) and, independently, of strips blurred.")
+def train_mrz(out_dir, blocks, captures, epochs, batch_size, seed, cache, init, learning_rate, degraded_share):
     """Train the MRZ line recogniser (CTC) on rendered MRZs and synthetic captures."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     from docauth.config import default_models_dir
     from docauth.ocr.mrzlines import train
 
     meta = train(out_dir or default_models_dir(), blocks=blocks, captures=captures, epochs=epochs, seed=seed,
-                 cache=cache, init=init, batch_size=batch_size, log=lambda m: click.echo(m, err=True))
+                 cache=cache, init=init, batch_size=batch_size, augment_share=degraded_share,
+                 learning_rate=learning_rate, log=lambda m: click.echo(m, err=True))
     click.echo(json.dumps(meta["metrics"]))
 
 

@@ -271,9 +271,32 @@ def line_accuracy(model, x: np.ndarray, y: np.ndarray) -> float:
     return ok / max(1, len(y))
 
 
+def degrade(strips, share: float):
+    """Training augmentation of a (N, 32, 768, 1) float batch: ``share`` of the strips lose resolution (shrunk
+    by 0.35-0.8 and enlarged back) and, independently, ``share`` are blurred (Gaussian, sigma 0.5-1.6 px).
+
+    What the reader's misses look like (docs/benchmarks.md): MRZs a few pixels tall, upscaled into the strip,
+    and out-of-focus ones; the rendered and captured strips have too few of them.
+    """
+    import tensorflow as tf
+
+    n = tf.shape(strips)[0]
+    size = tf.shape(strips)[1:3]
+    factor = tf.random.uniform((), 0.35, 0.8)
+    small = tf.image.resize(strips, tf.cast(tf.cast(size, tf.float32) * factor, tf.int32), method="area")
+    coarse = tf.image.resize(small, size, method="bilinear")
+    strips = tf.where(tf.random.uniform((n, 1, 1, 1)) < share, coarse, strips)
+    sigma = tf.random.uniform((), 0.5, 1.6)
+    taps = tf.exp(-tf.square(tf.range(-3.0, 4.0)) / (2.0 * sigma * sigma))
+    taps /= tf.reduce_sum(taps)
+    blurred = tf.nn.conv2d(strips, tf.reshape(taps, (7, 1, 1, 1)), 1, "SAME")
+    blurred = tf.nn.conv2d(blurred, tf.reshape(taps, (1, 7, 1, 1)), 1, "SAME")
+    return tf.where(tf.random.uniform((n, 1, 1, 1)) < share, blurred, strips)
+
+
 def train(out_dir: Path, *, blocks: int = 12000, captures: int = 4000, epochs: int = 8, seed: int = 9303,
           cache: str | Path | None = None, init: str | Path | None = None, batch_size: int = 32,
-          log=print) -> dict:
+          augment_share: float = 0.3, learning_rate: float | None = None, log=print) -> dict:
     """Cut strips, train with CTC, measure line accuracy on held-out strips, write ``mrz_lines.keras`` + ``.json``."""
     import keras
     import tensorflow as tf
@@ -302,7 +325,8 @@ def train(out_dir: Path, *, blocks: int = 12000, captures: int = 4000, epochs: i
         model.load_weights(init) if str(init).endswith(".weights.h5") else model.set_weights(
             keras.saving.load_model(init, compile=False).get_weights())
     steps = epochs * int(np.ceil(len(y) / batch_size))
-    lr = keras.optimizers.schedules.CosineDecay(0.0, steps, warmup_target=2e-3 if not init else 1e-3,
+    peak = learning_rate if learning_rate is not None else (2e-3 if not init else 1e-3)
+    lr = keras.optimizers.schedules.CosineDecay(0.0, steps, warmup_target=peak,
                                                 warmup_steps=min(500, steps // 10))
     train_model.compile(optimizer=keras.optimizers.AdamW(lr, weight_decay=1e-4), loss=ctc_loss)
 
@@ -311,6 +335,7 @@ def train(out_dir: Path, *, blocks: int = 12000, captures: int = 4000, epochs: i
         return strips, labels
 
     def augment(strips, labels):
+        strips = degrade(strips, augment_share)
         # Contrast and ink-weight variation on top of what rendering and capture already vary.
         gain = tf.random.uniform((tf.shape(strips)[0], 1, 1, 1), 0.7, 1.15)
         strips = tf.clip_by_value(strips * gain + tf.random.normal(tf.shape(strips), 0, 0.04), 0.0, 1.0)
@@ -327,6 +352,7 @@ def train(out_dir: Path, *, blocks: int = 12000, captures: int = 4000, epochs: i
 
     def describe() -> dict:
         return {"seed": seed, "epochs": epochs, "epochs_run": len(history), "batch_size": batch_size,
+                "learning_rate": peak, "degraded_share": augment_share,
                 "strips": int(len(y)), "initialised_from": str(init) if init else None,
                 "seconds": round(time.time() - t0, 1), "data": info, "history": history,
                 "recipe": f"docauth train mrz --blocks {blocks} --captures {captures} --epochs {epochs}"}
