@@ -51,13 +51,23 @@ def test_a_dead_face_process_fails_one_call_then_is_replaced(stages):
     from docauth.errors import Unavailable
 
     _local, remote = stages
-    for child in remote._children:
-        os.kill(child.proc.pid, signal.SIGKILL)
-    with pytest.raises(Unavailable) as caught:
-        remote.encode(np.full((64, 64, 3), 128, np.uint8))
-    assert caught.value.code == "face_process_failed"
-    encoding, _info = remote.encode(__import__("skimage.data").data.astronaut())  # a new child
+    killed = [child.proc.pid for child in remote._children]
+    for pid in killed:
+        os.kill(pid, signal.SIGKILL)
+    # Each dead child costs at most one call, answered with a clear error (whether a child is seen dead before
+    # the call or only when its pipe breaks depends on how soon the kernel finishes it); then new children serve.
+    face = __import__("skimage.data").data.astronaut()
+    failures = []
+    for _attempt in range(len(killed) + 1):
+        try:
+            encoding, _info = remote.encode(face)
+            break
+        except Unavailable as exc:
+            failures.append(exc.code)
+    else:
+        pytest.fail(f"no call succeeded after {len(killed)} children were killed: {failures}")
     assert encoding is not None
+    assert set(failures) <= {"face_process_failed"} and len(failures) <= len(killed)
 
 
 def _alive(pid: int) -> bool:

@@ -5,7 +5,8 @@ axis and the sha256 of its source recorded in its metadata
 (``docauth.source_sha256``), so a retrained Keras model makes a stale ONNX file
 detectable. tf2onnx converts; Keras' own ``model.export(format="onnx")`` is the
 fallback. Parity: ONNX Runtime output on image-like inputs must match Keras
-within ``PARITY_ATOL`` with equal argmax, else the file is not written.
+within ``PARITY_ATOL`` on the model's own input scale (``OFF_SCALE_PARITY_ATOL``
+on the others) with equal argmax, else the file is not written.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ from docauth.runtime.engines.onnx_runtime import SOURCE_SHA_KEY, ort_errors
 from docauth.runtime.model import load_metadata, model_paths
 from docauth.runtime.standin import sample_inputs, scaled_for
 
-PARITY_ATOL = 1e-4
+PARITY_ATOL = 1e-4  # on inputs scaled as the metadata says (what the model will see)
+# On the other scales (0..255 fed to a 0..1 model) activations run far outside training and float32 rounding
+# grows with them; a wrong graph still differs by orders of magnitude more (tenths, not thousandths).
+OFF_SCALE_PARITY_ATOL = 1e-3
 OPSET = 17
 
 
@@ -121,9 +125,11 @@ def export_onnx(name: str, models_dir=None, *, samples: int = 16) -> ExportResul
             got = session.run(None, {session.get_inputs()[0].name: x})[0]
         except ort_errors() as exc:
             raise ModelError(f"{name}: exported ONNX does not load in ONNX Runtime: {exc}") from exc
-        diff = float(np.max(np.abs(got - expected)))
+        gap = np.abs(got - expected)
+        diff = float(np.max(gap))
+        on_scale = float(np.max(gap[:h]))
         agree = float(np.mean(got.argmax(-1) == expected.argmax(-1)))
-        if diff > PARITY_ATOL or agree < 1.0:
+        if on_scale > PARITY_ATOL or diff > OFF_SCALE_PARITY_ATOL or agree < 1.0:
             raise ModelError(f"{name}: ONNX export differs from Keras (max abs diff {diff:.2e}, "
                              f"argmax agreement {agree:.3f}); not written")
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a model file is as readable as its .keras
