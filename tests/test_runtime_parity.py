@@ -48,6 +48,23 @@ def _no_startup_tune(monkeypatch, tmp_path):
     monkeypatch.setenv("DOCAUTH_DATA_DIR", str(tmp_path))
 
 
+def test_export_refuses_an_onnx_graph_that_answers_differently(tmp_path, monkeypatch):
+    """Fault injected: the converter hands back another model's graph (same shapes, other weights)."""
+    import docauth.runtime.export as export
+
+    build_standin_model(tmp_path, "standin", height=SHAPE[0], width=SHAPE[1], labels=("a", "b", "c", "d"))
+    build_standin_model(tmp_path / "other", "standin", height=SHAPE[0], width=SHAPE[1], labels=("a", "b", "c", "d"),
+                        seed=11)
+    import keras
+
+    other = keras.saving.load_model(model_paths("standin", tmp_path / "other").keras, compile=False)
+    real_convert = export._convert_tf2onnx
+    monkeypatch.setattr(export, "_convert_tf2onnx", lambda model, shape, out: real_convert(other, shape, out))
+    with pytest.raises(ModelError, match="differs from Keras"):
+        export_onnx("standin", tmp_path)
+    assert not model_paths("standin", tmp_path).onnx.exists()
+
+
 def test_export_writes_onnx_with_parity_and_source_hash(standin):
     models_dir, _, _, result = standin
     assert model_paths("standin", models_dir).onnx.is_file()
