@@ -109,6 +109,28 @@ def test_real_specimens_meet_the_bar(mrz_reader, shared_data):
     assert wrong_digits and all(r["exact"] for r in wrong_digits), wrong_digits
 
 
+def test_which_way_up_a_block_is_read():
+    from docauth.ocr.mrz import parse_mrz
+    from docauth.ocr.reader import _upright_first
+
+    specimen = ["I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6", "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"]
+    wrong_digits = [specimen[0][:14] + "3" + specimen[0][15:], specimen[1][:6] + "5" + specimen[1][7:], specimen[2]]
+    sharp_forgery = parse_mrz(wrong_digits, correct=False)  # fails two checks: a low score
+    # the same block turned 180 degrees, as a recogniser might read it
+    nonsense = parse_mrz(["<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<", "6<<<<<<<<<<<OTU9514021F2218047", "<<<<<<<<<<AIRAM<ANNA<<NOSSKIRE"])
+    assert not sharp_forgery.valid and not nonsense.valid and sharp_forgery.score > nonsense.score
+    valid = parse_mrz(specimen)
+    assert valid.valid
+    assert _upright_first((valid, 0.6), (nonsense, 0.99))  # passing every check wins
+    assert not _upright_first((nonsense, 0.99), (valid, 0.6))
+    # neither passes: a clear confidence gap says which way is up, whatever the scores
+    assert _upright_first((nonsense, 1.0), (sharp_forgery, 0.85))
+    assert not _upright_first((sharp_forgery, 0.85), (nonsense, 1.0))
+    # close confidences: the scores decide
+    assert _upright_first((sharp_forgery, 0.9), (nonsense, 0.92))
+    assert not _upright_first((nonsense, 0.92), (sharp_forgery, 0.9))
+
+
 def test_cli_unreadable_input(tmp_path):
     from click.testing import CliRunner
 

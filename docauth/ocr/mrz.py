@@ -168,6 +168,9 @@ class MRZResult:
     # (line, pos) the recogniser read with probability under MIN_UNCHECKED_P; None without its alternatives.
     # Not exported: it serves field_is_certain.
     uncertain: list | None = None
+    # Per line and position, the recogniser's ranked (char, probability) candidates; None without them.
+    # Not exported: it serves confirm_names_in_print.
+    alternatives: list | None = None
 
     def field_is_certain(self, name: str) -> bool:
         """Is this field read well enough to stand on its own when the MRZ as a whole is not valid?
@@ -320,6 +323,7 @@ def _parse(text_or_lines, alternatives, today: date, correct: bool,
         _check_digit_search(grid, type_, layout, alts, corrections)
 
     grid_before_checks = grid
+    result.alternatives = alts
     if alts is not None:
         result.uncertain = [(n, i) for n, row in enumerate(grid) for i, ch in enumerate(row)
                             if i < len(alts[n]) and dict(alts[n][i]).get(ch, 0.0) < min_unchecked_p]
@@ -348,6 +352,81 @@ def _parse(text_or_lines, alternatives, today: date, correct: bool,
                                        "pass its check digit (1 in 10 would by chance)")
     result.score = _score(result, structure_ok, classes_ok)
     return result
+
+
+# A name word is looked up in the printed text only when it is this long: shorter ones occur by chance
+# among the printed words (codes, abbreviations, months).
+MIN_CONFIRMED_NAME_WORD = 3
+MAX_UNCERTAIN_IN_NAME_WORD = 3
+NAME_ALTERNATIVES = 3  # the recogniser's top candidates tried at an uncertain letter
+
+
+def confirm_names_in_print(result: MRZResult, printed_words, *, today: date | None = None) -> MRZResult:
+    """The MRZ's uncertain name letters settled by the document's printed text; the same result if none is.
+
+    Names carry no check digit, so an uncertain letter in one (the recogniser gave it under MIN_UNCHECKED_P)
+    keeps the MRZ from being valid. The visual zone prints the same names: a name word whose read, or exactly
+    one variant over the recogniser's own top candidates at its uncertain letters, is a word printed on the
+    page is taken as confirmed (corrections name the reason ``printed name``). ``printed_words``: the page's
+    words, upper case, MRZ-transliterated (see :func:`docauth.ocr.viz.printed_name_words`).
+
+    >>> lines = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B<<<<<10"]
+    >>> alts = [[[(c, 1.0)] for c in line] for line in lines]
+    >>> alts[0][9] = [("Z", 0.55), ("S", 0.4), ("5", 0.05)]                 # ERIKZSON: is it an S?
+    >>> read = parse_mrz([lines[0][:9] + "Z" + lines[0][10:], lines[1]], alternatives=alts)
+    >>> read.valid, read.fields["surname"]
+    (False, 'ERIKZSON')
+    >>> settled = confirm_names_in_print(read, {"ERIKSSON", "ANNA", "MARIA", "PASSPORT"})
+    >>> settled.valid, settled.fields["surname"], settled.corrections[-1]["reason"]
+    (True, 'ERIKSSON', 'printed name')
+    >>> confirm_names_in_print(read, {"ANNA", "MARIA"}).valid      # not printed: stays unsure
+    False
+    """
+    import itertools
+
+    if (result.alternatives is None or not result.uncertain or not result.structure_ok
+            or result.type not in _LAYOUTS):
+        return result
+    printed = {w for w in printed_words if len(w) >= MIN_CONFIRMED_NAME_WORD}
+    uncertain = set(result.uncertain)
+    settled: dict[tuple[int, int], str] = {}
+    for n, start, stop in _name_slices(result.type):
+        line = result.lines[n]
+        for word in re.finditer(r"[A-Z]+", line[start:stop]):
+            a, b = start + word.start(), start + word.end()
+            doubt = [i for i in range(a, b) if (n, i) in uncertain]
+            if not doubt or len(doubt) > MAX_UNCERTAIN_IN_NAME_WORD or b - a < MIN_CONFIRMED_NAME_WORD:
+                continue
+            options = []
+            for i in doubt:
+                ranked = [c for c, _p in result.alternatives[n][i] if c.isalpha()][:NAME_ALTERNATIVES]
+                options.append(list(dict.fromkeys([line[i], *ranked])))
+            found = set()
+            for choice in itertools.product(*options):
+                chars = list(line[a:b])
+                for i, c in zip(doubt, choice):
+                    chars[i - a] = c
+                if "".join(chars) in printed:
+                    found.add(choice)
+            if len(found) == 1:
+                for i, c in zip(doubt, found.pop()):
+                    settled[(n, i)] = c
+    if not settled:
+        return result
+    lines = [list(line) for line in result.lines]
+    alternatives = [list(row) for row in result.alternatives]
+    confirmations = []
+    for (n, i), c in sorted(settled.items()):
+        if lines[n][i] != c:
+            confirmations.append(_corr(n, i, lines[n][i], c, "printed name"))
+        lines[n][i] = c
+        alternatives[n][i] = [(c, 1.0)]
+    again = parse_mrz(["".join(row) for row in lines], alternatives=alternatives, today=today)
+    again.corrections = result.corrections + confirmations + [
+        c for c in again.corrections if c not in result.corrections]
+    again.zone_top = result.zone_top
+    again.raw_lines = result.raw_lines
+    return again
 
 
 def _corr(line, pos, frm, to, reason) -> dict:

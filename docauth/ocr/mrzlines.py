@@ -355,7 +355,9 @@ def train(out_dir: Path, *, blocks: int = 12000, captures: int = 4000, epochs: i
                 "learning_rate": peak, "degraded_share": augment_share,
                 "strips": int(len(y)), "initialised_from": str(init) if init else None,
                 "seconds": round(time.time() - t0, 1), "data": info, "history": history,
-                "recipe": f"docauth train mrz --blocks {blocks} --captures {captures} --epochs {epochs}"}
+                "recipe": f"docauth train mrz --blocks {blocks} --captures {captures} --epochs {epochs}"
+                          f" --batch-size {batch_size} --lr {peak:g} --degraded-share {augment_share:g}"
+                          + (f" --init {init}" if init else "")}
     for epoch in range(epochs):
         h = train_model.fit(data, epochs=1, validation_data=val, verbose=2)
         acc = line_accuracy(model, xv, yv)

@@ -133,7 +133,7 @@ class MRZReader:
         probs = self.model.predict(np.concatenate([strips, flipped])[..., None])
         n = len(strips)
         reads = [self._parse(probs[:n]), self._parse(probs[n:])]
-        upright = 0 if _rank_parts(*reads[0]) >= _rank_parts(*reads[1]) else 1
+        upright = 0 if _upright_first(reads[0], reads[1]) else 1
         result, confidence = reads[upright]
         angle = (found.angle + 180.0 * upright + 180.0) % 360.0 - 180.0
         return MRZRead(result=result, reading_angle=angle, found=found, confidence=confidence)
@@ -165,6 +165,23 @@ def _credible(read: "MRZRead | None") -> "MRZRead | None":
             or read.confidence >= MIN_CREDIBLE_MRZ_CONFIDENCE:
         return read
     return None
+
+
+# The recogniser was trained on upright lines only: a block read the wrong way up is nonsense to it, so its
+# confidence drops. When neither way passes every check, a clear confidence gap settles which way is up
+# before the scores do: a sharp real MRZ with wrong check digits (resident_cards/USA.png, confidence 1.00,
+# score 15) otherwise lost to its own upside-down read (nonsense scoring 39 at confidence 0.86).
+ORIENTATION_CONFIDENCE_GAP = 0.1
+
+
+def _upright_first(first: tuple[MRZResult, float], turned: tuple[MRZResult, float]) -> bool:
+    """Is the block read as found (``first``) the right way up, rather than ``turned`` 180 degrees?"""
+    (a, conf_a), (b, conf_b) = first, turned
+    if a.valid != b.valid:
+        return a.valid
+    if abs(conf_a - conf_b) >= ORIENTATION_CONFIDENCE_GAP:
+        return conf_a > conf_b
+    return _rank_parts(a, conf_a) >= _rank_parts(b, conf_b)
 
 
 def _rank_parts(result: MRZResult, confidence: float) -> tuple:
@@ -321,6 +338,12 @@ class DocumentReader:
             t = time.perf_counter()
             viz, phrases = read_printed(upright, mrz_top=_mrz_top(mrz), engine=self.tesseract)
             timings["viz_ms"] = (time.perf_counter() - t) * 1000
+            if mrz is not None and not mrz.valid and phrases:
+                from docauth.ocr.mrz import confirm_names_in_print
+                from docauth.ocr.viz import printed_name_words
+
+                # The page prints the names the MRZ's uncertain letters may spell (names carry no check digit).
+                mrz = confirm_names_in_print(mrz, printed_name_words(phrases))
         result = self.postprocess(view, mrz, viz, timings, phrases=phrases)
         result.timings_ms["total_ms"] = (time.perf_counter() - t0) * 1000
         return result

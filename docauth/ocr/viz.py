@@ -185,6 +185,21 @@ def printed_somewhere(name: str, mrz_value: str | None, phrases, *, today: date 
     return False
 
 
+def printed_name_words(phrases) -> set[str]:
+    """Every word printed on the page as an MRZ would spell it (upper case, transliterated; OCR's digits in
+    names read as the letters they stand for), for :func:`docauth.ocr.mrz.confirm_names_in_print`.
+
+    >>> sorted(printed_name_words([Phrase("Surname MÜLLER", 0, 0, 1, 1, 90), Phrase("C0LLINS", 0, 2, 1, 3, 80)]))
+    ['COLLINS', 'MUELLER', 'MULLER', 'SURNAME']
+    """
+    words: set[str] = set()
+    for p in phrases:
+        text = p.text.upper().translate(_NAME_DIGITS)
+        for spelling in (_mrz_transliterate(text), _strip_accents(text)):
+            words.update(re.findall(r"[A-Z]+", spelling))
+    return words
+
+
 # --- Tesseract -------------------------------------------------------------
 def _label_field(text: str) -> str | None:
     """The field a printed label names, or None (not a label, or a label of a field we do not read).
