@@ -146,6 +146,18 @@ def test_synthetic_set_caches_chunks_and_reuses_them(tmp_path, monkeypatch):
         data.synthetic_set(7, 5, cache_dir=tmp_path, subset="extra", version="0" * 12)
 
 
+def test_lookalike_subset_holds_only_the_non_documents_most_like_one(tmp_path):
+    from docauth.classifiers import data
+    from docauth.classifiers.recipe import SUBSET_SEED_OFFSET, DataSpec
+
+    looks = data.synthetic_set(7, 8, cache_dir=tmp_path, subset="lookalikes", height=SIZE, width=SIZE, use_cache=False)
+    assert len(looks) == 8 and not looks.is_document.any() and (looks.side == data.NO_SIDE).all()
+    assert set(looks.kind.tolist()) <= set(data.LOOKALIKE_CATEGORIES) and len(set(looks.kind.tolist())) >= 2
+    parts = DataSpec(train_seed=100, train_count=10, val_seed=200, val_count=5, lookalikes_count=8).parts()
+    assert {"subset": "lookalikes", "seed": 100 + SUBSET_SEED_OFFSET["lookalikes"], "count": 8,
+            "generator_version": None} in parts
+
+
 def test_vivid_recolours_the_paper_and_keeps_the_print_dark():
     import cv2
 

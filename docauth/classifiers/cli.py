@@ -106,6 +106,8 @@ def _human(body: dict) -> str:
               help="Supplementary samples from docauth.classifiers.extra (photographs, stacked card scans).")
 @click.option("--flat-count", type=click.IntRange(min=0), default=0, show_default=True,
               help="Supplementary flat, tightly cropped documents from docauth.classifiers.flat.")
+@click.option("--lookalikes-count", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Extra non-documents that look most like one (cards, card crops, scenery, letters).")
 @click.option("--extra-train", multiple=True, metavar="VERSION:SEED:COUNT[:SUBSET]",
               help="Also train on samples cached from an earlier generator version (repeatable).")
 @click.option("--init-from", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
@@ -118,8 +120,8 @@ def _human(body: dict) -> str:
               help="Evaluate on this many fresh TEST-seed samples afterwards and record the metrics (0: skip).")
 @click.option("--no-real", is_flag=True, help="Skip the evaluation on ../shared/data.")
 def train_classifiers(train_count, val_count, epochs, batch_size, learning_rate, out_dir, tasks, train_seed,
-                      val_seed, random_seed, documents_count, both_count, extra_count, flat_count, extra_train,
-                      init_from, workers, threads, test_count, no_real):
+                      val_seed, random_seed, documents_count, both_count, extra_count, flat_count, lookalikes_count,
+                      extra_train, init_from, workers, threads, test_count, no_real):
     """Train the document and side classifiers from scratch on synthetic data (tf.data pipeline)."""
     from docauth.classifiers.recipe import DataSpec, train_both
     from docauth.classifiers.train import TrainConfig
@@ -130,7 +132,7 @@ def train_classifiers(train_count, val_count, epochs, batch_size, learning_rate,
     spec = DataSpec(train_seed=seeds.TRAIN.default if train_seed is None else train_seed, train_count=train_count,
                     val_seed=seeds.VALIDATION.default if val_seed is None else val_seed, val_count=val_count,
                     documents_count=documents_count, both_count=both_count, extra_count=extra_count,
-                    flat_count=flat_count,
+                    flat_count=flat_count, lookalikes_count=lookalikes_count,
                     extra_train=tuple(_parse_extra(e) for e in extra_train))
     config = TrainConfig(epochs=epochs, batch_size=batch_size, learning_rate=learning_rate, seed=random_seed,
                          threads=threads)

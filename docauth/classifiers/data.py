@@ -117,6 +117,11 @@ def _generate_chunk_sizes(seed: int, start: int, stop: int, sizes: tuple[tuple[i
 
             sample = generate_sample(seed, index, choose_category(seed, index, DOCUMENT_CATEGORIES))
             image, label = sample.image, sample.label
+        elif subset == "lookalikes":
+            from docauth.synth import choose_category
+
+            sample = generate_sample(seed, index, choose_category(seed, index, LOOKALIKE_CATEGORIES))
+            image, label = sample.image, sample.label
         else:
             sample = generate_sample(seed, index)
             image, label = sample.image, sample.label
@@ -132,9 +137,15 @@ def _generate_chunk_sizes(seed: int, start: int, stop: int, sizes: tuple[tuple[i
     return {size: LabelledImages(np.stack(out), *labels) for size, out in images.items()}
 
 
+# The non-documents the document model takes for documents most often (docs/training.md: bank and loyalty
+# cards, card crops, scenery, letters).
+LOOKALIKE_CATEGORIES = ("card", "card_crop", "scenery", "letter")
+
 SUBSETS = {
     "mix": "generate_sample(seed, index): the generator's default mix of documents and non-documents",
     "documents": "generate_sample(seed, index, choose_category(seed, index, DOCUMENT_CATEGORIES)): documents only",
+    "lookalikes": "generate_sample(seed, index, choose_category(seed, index, LOOKALIKE_CATEGORIES)): "
+                  "non-documents that look most like one (cards, card crops, scenery, letters)",
     "both": "generate_sample(seed, index, 'td1_both'): front and back of a card in one image "
             "(documents with no single side: document model only)",
     "flat": "docauth.classifiers.flat.flat_sample(seed, index): one card side or passport data page, "

@@ -49,7 +49,7 @@ AUGMENTATION = [
 # Each supplementary subset draws from its own seed (train seed + offset, still in the TRAIN range): on the
 # train seed itself, index i of "documents" or "both" would often repeat index i of the mix (same category,
 # same random stream), i.e. duplicate images instead of new ones.
-SUBSET_SEED_OFFSET = {"documents": 1, "both": 2, "extra": 3, "flat": 4}
+SUBSET_SEED_OFFSET = {"documents": 1, "both": 2, "extra": 3, "flat": 4, "lookalikes": 5}
 
 
 @dataclass
@@ -65,13 +65,15 @@ class DataSpec:
     both_count: int = 0  # front+back of a card in one image (document model only)
     extra_count: int = 0  # docauth.classifiers.extra: photographs, stacked card scans
     flat_count: int = 0  # docauth.classifiers.flat: tightly cropped flat card sides / data pages
+    lookalikes_count: int = 0  # non-documents that look most like one (document model only)
     # Training samples already cached from earlier generator versions: (version, seed, count, subset).
     extra_train: tuple[tuple[str, int, int, str], ...] = ()
 
     def parts(self) -> list[dict]:
         out = [{"subset": "mix", "seed": self.train_seed, "count": self.train_count, "generator_version": None}]
         for subset, count in (("documents", self.documents_count), ("both", self.both_count),
-                              ("extra", self.extra_count), ("flat", self.flat_count)):
+                              ("extra", self.extra_count), ("flat", self.flat_count),
+                              ("lookalikes", self.lookalikes_count)):
             if count:
                 out.append({"subset": subset, "seed": self.train_seed + SUBSET_SEED_OFFSET[subset], "count": count,
                             "generator_version": None})
