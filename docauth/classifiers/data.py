@@ -112,15 +112,11 @@ def _generate_chunk_sizes(seed: int, start: int, stop: int, sizes: tuple[tuple[i
         elif subset == "both":
             sample = generate_sample(seed, index, "td1_both")
             image, label = sample.image, sample.label
-        elif subset == "documents":
+        elif subset in ("documents", "lookalikes"):
             from docauth.synth import DOCUMENT_CATEGORIES, choose_category
 
-            sample = generate_sample(seed, index, choose_category(seed, index, DOCUMENT_CATEGORIES))
-            image, label = sample.image, sample.label
-        elif subset == "lookalikes":
-            from docauth.synth import choose_category
-
-            sample = generate_sample(seed, index, choose_category(seed, index, LOOKALIKE_CATEGORIES))
+            categories = DOCUMENT_CATEGORIES if subset == "documents" else LOOKALIKE_CATEGORIES
+            sample = generate_sample(seed, index, choose_category(seed, index, categories))
             image, label = sample.image, sample.label
         else:
             sample = generate_sample(seed, index)
@@ -159,16 +155,20 @@ def _module_hash(name: str) -> str:
     return hashlib.sha256((Path(__file__).parent / f"{name}.py").read_bytes()).hexdigest()[:8]
 
 
+# Subsets drawn by a module of their own (docauth.classifiers.<subset>): its hash is part of their cache key.
+MODULE_SUBSETS = ("extra", "flat")
+
+
 def subset_module(subset: str) -> dict:
     """``{"module_hash": ...}`` for the subsets drawn by their own module (their cache key), else ``{}``."""
-    return {"module_hash": _module_hash(subset)} if subset in ("extra", "flat") else {}
+    return {"module_hash": _module_hash(subset)} if subset in MODULE_SUBSETS else {}
 
 
 def _chunk_path(cache_dir: Path, seed: int, start: int, stop: int, height: int, width: int, version: str,
                 subset: str = "mix", view: str = "whole") -> Path:
     if subset == "mix":
         name = f"seed{seed}_{start:07d}-{stop:07d}.npz"
-    elif subset in ("extra", "flat"):  # also keyed by the module that draws these samples
+    elif subset in MODULE_SUBSETS:  # also keyed by the module that draws these samples
         name = f"{subset}-{_module_hash(subset)}_seed{seed}_{start:07d}-{stop:07d}.npz"
     else:
         name = f"{subset}_seed{seed}_{start:07d}-{stop:07d}.npz"

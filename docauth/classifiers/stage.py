@@ -110,11 +110,11 @@ class DocumentClassifier:
         whole = preprocess.preprocess_batch(images, h, w)
         if not self.content_view:
             return whole[:, None]
-        crops = [content_view(image) for image in images]
-        cropped = preprocess.preprocess_batch(crops, h, w)
-        for i, (crop, image) in enumerate(zip(crops, images)):
-            if crop is image:
-                cropped[i] = whole[i]
+        cropped = whole.copy()
+        for i, image in enumerate(images):
+            crop = content_view(image)
+            if crop is not image:  # only real crops are resized; the rest keep the whole view
+                cropped[i] = preprocess.preprocess_image(crop, h, w)
         return np.stack([whole, cropped], axis=1)
 
     def predict(self, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
