@@ -237,3 +237,30 @@ def test_parser_never_raises(value):
     assert isinstance(r.export(), dict)
     if r.valid:
         assert r.type is not None and all(c["ok"] for c in r.checks.values())
+
+
+def test_issuing_state_and_nationality_must_be_country_codes():
+    # No check digit covers them: the recogniser's next candidate that makes a code is taken, and reported.
+    lines = [TD3[0], TD3[1][:12] + "Q" + TD3[1][13:]]  # UTO read as UTQ
+    alternatives = [[[(c, 1.0)] for c in line] for line in lines]
+    alternatives[1][12] = [("Q", 0.7), ("O", 0.25), ("D", 0.05)]
+    r = parse_mrz(lines, alternatives=alternatives)
+    assert r.fields["nationality"] == "UTO" and r.lines == TD3
+    assert {"line": 1, "pos": 12, "from": "Q", "to": "O", "reason": "nationality code"} in r.corrections
+    assert not r.valid  # the letter was uncertain and no check digit vouches for it
+    # Without the recogniser's candidates a code one letter from the document's other code is that code.
+    r = parse_mrz([TD1[0], TD1[1][:15] + "UTD" + TD1[1][18:], TD1[2]])
+    assert r.fields["nationality"] == "UTO" and r.valid
+    # Nothing to go on: the code stands as read, with a warning.
+    r = parse_mrz([TD3[0][:2] + "QQQ" + TD3[0][5:], TD3[1]])
+    assert r.fields["issuing_state"] == "QQQ"
+    assert "issuing state 'QQQ' is not an ICAO country code" in r.export()["warnings"]
+
+
+def test_zeros_in_an_empty_optional_field_are_filler():
+    # '<' and '0' both count 0 in every check digit: only the field's layout tells them apart.
+    read = [TD1[0][:29] + "0", TD1[1], TD1[2]]
+    r = parse_mrz(read)
+    assert r.lines == TD1 and r.valid
+    assert r.corrections == [{"line": 0, "pos": 29, "from": "0", "to": "<",
+                              "reason": "filler of an empty optional field"}]
