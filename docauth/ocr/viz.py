@@ -78,18 +78,21 @@ def normalise_date(text: str | None, *, kind: str = "birth", today: date | None 
 
     >>> normalise_date("26 111972"), normalise_date("11 JULIJUIL 04", today=date(2026, 1, 1))
     ('1972-11-26', '2004-07-11')
+    >>> normalise_date("4 0cT 1999"), normalise_date("21 N0V 1980"), normalise_date("01, MAY 1987")
+    ('1999-10-04', '1980-11-21', '1987-05-01')
     """
     if not text:
         return None
     t = _strip_accents(text.upper())
     t = t.replace("O", "0") if re.fullmatch(r"[\dO .,/\-]+", t) else t
+    t = re.sub(r"\b[A-Z0-9]{3,5}\b", _month_read_as_digits, t)
     m = re.search(r"(\d{4})[-./ ](\d{1,2})[-./ ](\d{1,2})", t)
     if m:
         return _iso(int(m.group(1)), int(m.group(2)), int(m.group(3)))
     m = re.search(r"(\d{1,2})\s*[./ \-]\s*(\d{1,2})\s*[./ \-]\s*(\d{4}|\d{2})\b", t)
     if m:
         return _iso_yy(m.group(3), int(m.group(2)), int(m.group(1)), kind, today)
-    m = re.search(r"(\d{1,2})\s*([A-Z]{3,5})[A-Z/|.,]*(?:\s*/\s*[A-Z]{3,5}[.,]?)?\s*(\d{4}|\d{2})\b", t)
+    m = re.search(r"(\d{1,2})[\s.,]*([A-Z]{3,5})[A-Z/|.,]*(?:\s*/\s*[A-Z]{3,5}[.,]?)?\s*(\d{4}|\d{2})\b", t)
     if m:
         month = MONTHS.get(m.group(2)) or MONTHS.get(m.group(2)[:4]) or MONTHS.get(m.group(2)[:3])
         if month:
@@ -98,6 +101,18 @@ def normalise_date(text: str | None, *, kind: str = "birth", today: date | None 
     if re.fullmatch(r"\d{8}", digits):  # all separators lost: DDMMYYYY
         return _iso(int(digits[4:]), int(digits[2:4]), int(digits[:2]))
     return None
+
+
+_MONTH_LETTERS = str.maketrans("0156824", "OISGBZA")  # what OCR reads for the letters of a month name
+
+
+def _month_read_as_digits(match: "re.Match") -> str:
+    """A month name with letters read as digits (``0CT``, ``N0V``, ``AU6``) spelled with its letters again."""
+    word = match.group(0)
+    if word.isalpha() or sum(c.isalpha() for c in word) < 2:
+        return word
+    letters = word.translate(_MONTH_LETTERS)
+    return letters if letters in MONTHS else word
 
 
 def _iso(y: int, m: int, d: int) -> str | None:
