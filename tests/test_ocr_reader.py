@@ -79,6 +79,25 @@ def test_front_without_mrz_uses_printed_fields(reader):
     assert result.sources["surname"] == "viz"  # read from print alone: nothing confirms it
 
 
+def test_a_page_read_poorly_in_its_outline_is_read_on_the_whole_photo(reader, monkeypatch):
+    import docauth.ocr.locate as locate
+
+    for index in range(12):
+        doc = render_document("td1_front", SEED + 100 + index)
+        if doc.mrz is None:
+            break
+    height, width = doc.image.shape[:2]
+    # Fault injected: the outline found is a patch of the portrait, not the card (as on scans filling the frame).
+    patch = np.array([[0.72, 0.3], [0.9, 0.3], [0.9, 0.6], [0.72, 0.6]]) * [width, height]
+    monkeypatch.setattr(locate, "locate_document", lambda image, model=None: locate.Located(patch, True, 1.0, {}))
+    result = reader(doc.image)
+    assert "viz_whole_frame_ms" in result.timings_ms
+    assert field_equal("surname", result.fields["surname"], doc.fields["surname"]), result.viz
+    assert result.fields["date_of_birth"] == doc.fields["date_of_birth"]
+    assert result.document.found is False  # the fields come from the whole frame, not a located document
+    assert result.document.corners[0] == [0.0, 0.0]
+
+
 def test_not_a_document(mrz_reader):
     blank = np.full((300, 400, 3), 200, np.uint8)
     result = mrz_reader(blank)
@@ -245,7 +264,32 @@ def test_a_field_read_well_stands_on_its_own_when_the_mrz_is_not_valid():
     assert result.fields["surname"] == "ERIKSSON" and result.fields["date_of_birth"] == "1974-08-12"
     assert result.sources["surname"] == result.sources["date_of_birth"] == "mrz_unchecked"  # not verified
     assert result.fields["expiry_date"] == "2012-04-15" and result.sources["expiry_date"] == "viz"  # they agree
-    # an uncertain name character: the printed read stands
+    # A name has no check digit in any MRZ: read by the MRZ recogniser it is preferred to Tesseract's printed
+    # read even with an uncertain letter (not verified all the same).
     alternatives[0][7] = [("I", 0.6), ("L", 0.4)]
     unsure = parse_mrz(lines, alternatives=alternatives)
-    assert DocumentReader(None, read_viz=False).postprocess(view, unsure, viz, {}).fields["surname"] == "ERIKSSDN"
+    result = DocumentReader(None, read_viz=False).postprocess(view, unsure, viz, {})
+    assert result.fields["surname"] == "ERIKSSON" and result.sources["surname"] == "mrz_unchecked"
+    # An MRZ read without its structure (a date that is not digits) is no witness: the printed read stands.
+    garbled = [lines[0], lines[1][:13] + "74O8XZ2" + lines[1][20:]]
+    broken = parse_mrz(garbled, alternatives=[[[(c, 1.0)] for c in line] for line in garbled])
+    assert broken.type == "TD3" and not broken.structure_ok
+    assert DocumentReader(None, read_viz=False).postprocess(view, broken, viz, {}).fields["surname"] == "ERIKSSDN"
+
+
+def test_text_that_is_not_an_mrz_is_not_credible_however_confidently_read():
+    from docauth.ocr.mrz import parse_mrz
+    from docauth.ocr.reader import MRZRead, _credible
+
+    def read(lines, confidence):
+        return MRZRead(parse_mrz(lines), reading_angle=0.0, found=None, confidence=confidence)
+
+    # A card's header (REPUBLIC OF PERU / IDENTITY CARD) as the recogniser read it, sure of itself, as a "TD2".
+    header = read(["REPUBCADELPERLIREPLBCOFPERLPGNVUJLRS<", "UDENTYCAR0FDOC033N0NAC0N4103IDBNTDA0"], 0.95)
+    assert header.result.type == "TD2" and not header.result.structure_ok
+    assert _credible(header) is None
+    # A sharp MRZ whose check digits fail is what a forged document looks like: it is kept.
+    forged = read(["I<UTOD231458903<<<<<<<<<<<<<<<", "7408125F1204159UTO<<<<<<<<<<<6",
+                   "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"], 0.99)
+    assert forged.result.structure_ok and not forged.result.valid
+    assert _credible(forged) is forged
