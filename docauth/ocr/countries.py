@@ -25,10 +25,12 @@ WLF WSM YEM ZAF ZMB ZWE
 """.split())
 
 # ICAO's own: Germany, British nationals of other kinds, the UN and its agencies, other organisations, the EU,
-# stateless persons and refugees, unspecified nationality, Kosovo, the Netherlands Antilles (documents still
-# in circulation), and Utopia, the state of ICAO's specimens.
+# stateless persons and refugees, unspecified nationality, Kosovo, and Utopia, the state of ICAO's specimens;
+# then retired codes that documents still in circulation carry (the Netherlands Antilles; Bosnia's BOS, on
+# the real German visa specimen in ../shared).
 ICAO_SPECIAL = frozenset("""
-D GBD GBN GBO GBP GBS UNO UNA UNK XBA XIM XCC XCE XCO XEC XPO XES XMP XOM XDC EUE XXA XXB XXC XXX RKS ANT UTO
+D GBD GBN GBO GBP GBS UNO UNA UNK XBA XIM XCC XCE XCO XEC XPO XES XMP XOM XDC EUE XXA XXB XXC XXX RKS UTO
+ANT BOS
 """.split())
 
 KNOWN_CODES = ISO_3166_ALPHA3 | ICAO_SPECIAL
