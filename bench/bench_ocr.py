@@ -187,11 +187,14 @@ def write_docs(speed, spec, peye, n_images, eval_json=None) -> None:
         "passes its checks, a recogniser-confidence gap of 0.1 or more says which way is up, else the score); "
         "its per-character alternatives drive the check-digit "
         "correction in `docauth.ocr.mrz.parse_mrz` (a filler read inside a date is a lost digit the check digit "
-        "restores; a check digit does not verify a field with two or more uncertain characters); a block read "
-        "with a score under 50 at a recogniser confidence under 0.8 is other text taken for an MRZ and dropped "
-        "(a sharp MRZ failing its checks is kept: reported invalid); an uncertain name letter (names carry no "
-        "check digit) is settled when exactly one spelling over the recogniser's top candidates is a word "
-        "printed on the page. The document quad is the largest "
+        "restores; a check digit does not verify a field with two or more uncertain characters; an issuing "
+        "state or nationality that is no ICAO code is respelled from the recogniser's candidates, or as the "
+        "document's other code one letter away; zeros in an empty optional field are filler); a block read "
+        "without an MRZ's structure, or with a score under 50 at a recogniser confidence under 0.8, is other "
+        "text taken for an MRZ and dropped (a sharp MRZ failing its checks is kept: reported invalid); an "
+        "uncertain name letter (names carry no check digit) is settled when exactly one spelling over the "
+        "recogniser's top candidates is a word printed on the page, and MRZ names are preferred to printed "
+        "ones that disagree. The document quad is the largest "
         "plausible quad whose four sides lie on image edges, among the contours of Canny edges and colour "
         "segments and the quads closed by pairs of straight (Hough) edges (the outline model of "
         "`docauth.ocr.outline` when one is shipped; none is yet); an open booklet is cut at the fold to the page "
@@ -204,7 +207,9 @@ def write_docs(speed, spec, peye, n_images, eval_json=None) -> None:
         "detector. "
         "Printed fields: Tesseract in process (libtesseract's C API, language loaded once per worker; "
         "`docauth.ocr.tesseract`) over a mosaic of the text boxes, read in two halves at once, "
-        "labels matched by keyword (fuzzily), content fallbacks (dates, number, sex, nationality, names).",
+        "labels matched by keyword (fuzzily), content fallbacks (dates, number, sex, nationality, names); a page "
+        "without an MRZ that gives four fields or fewer in its outline is read again on the whole photo "
+        "(turned upright by its text) and the read with more fields kept.",
         "",
         f"Measured {dt.date.today().isoformat()} on {_cpu_name()}, pinned to 1 core "
         f"(`nice -n 10 .venv/bin/python bench/bench_ocr.py --write-docs`; load average "
@@ -253,7 +258,7 @@ def write_docs(speed, spec, peye, n_images, eval_json=None) -> None:
                 f"| MRZ, all lines | {syn['mrz_exact_rate']} | {syn['mrz_count']} |",
             ]
             lines += [f"| MRZ {k} | {v['exact_rate']} | {v['count']} |" for k, v in syn["per_format"].items()]
-            lines += [f"| field {k} (MRZ if valid, else printed) | {v['exact_rate']} | {v['count']} |"
+            lines += [f"| field {k} as reported (MRZ where it vouches for it, else printed) | {v['exact_rate']} | {v['count']} |"
                       for k, v in syn["fields"].items()]
             lines += [f"| printed only (Tesseract) {k} | {v['exact_rate']} | {v['count']} |"
                       for k, v in syn["viz_fields"].items()]
