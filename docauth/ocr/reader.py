@@ -38,9 +38,10 @@ NAME_FIELDS = ("surname", "given_names")
 FIELD_NAMES = ("surname", "given_names", "nationality", "sex", "date_of_birth", "document_number", "expiry_date")
 LINE_MODEL = MODEL_NAME
 # A page without an MRZ whose printed read gave this many of the seven fields or fewer is read again on the
-# whole photo, and the read with more fields is kept. On 300 generated fronts 35 qualified (~200 ms more each);
-# their right surname/birth date/document number went from 6 to 36 of 105.
-POOR_PRINTED_READ = 4
+# whole photo (~100-200 ms), and the read with more fields is kept. On 300 generated fronts 27 qualified; their
+# right surname/birth date/document number went from 2 to 31 of 81. At 4 fields 8 more qualified for a net gain
+# of 3 fields, and on the kiosk benchmark's fronts it fired on 2 of 5 (p95 531 -> 597 ms).
+POOR_PRINTED_READ = 3
 WHOLE_FRAME_READ_SIDE = 1400
 OUTLINE_MODEL = outline.MODEL_NAME
 
