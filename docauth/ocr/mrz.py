@@ -524,11 +524,12 @@ CODE_ALTERNATIVES = 3
 
 
 def _fix_country_codes(grid, type_, alts, corrections, warnings):
-    """A code that is no country's, respelled from the recogniser's candidates as the likeliest one that is.
+    """A code that is no country's, respelled as the likeliest one that is.
 
-    Only with the recogniser's alternatives (the spelling must be one it saw), and only within the cost a
-    check digit would be allowed (MAX_SUBSTITUTION_COST per changed letter). A code that cannot be respelled
-    is left as read, with a warning: an unknown code on a sharp read is the document's, not OCR's.
+    From the recogniser's candidates (top CODE_ALTERNATIVES per letter, each within the cost a check digit
+    would be allowed, MAX_SUBSTITUTION_COST); failing that, as the document's other code when one letter apart.
+    A code that cannot be respelled is left as read, with a warning: an unknown code on a sharp read is the
+    document's, not OCR's.
 
     >>> alts = [[("E", 0.6), ("C", 0.4)], [("Z", 1.0)], [("E", 1.0)]]
     >>> grid, fixes = [list("P<EZE"), list("0" * 10 + "EZE")], []
