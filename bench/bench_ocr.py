@@ -208,7 +208,7 @@ def write_docs(speed, spec, peye, n_images, eval_json=None) -> None:
         "Printed fields: Tesseract in process (libtesseract's C API, language loaded once per worker; "
         "`docauth.ocr.tesseract`) over a mosaic of the text boxes, read in two halves at once, "
         "labels matched by keyword (fuzzily), content fallbacks (dates, number, sex, nationality, names); a page "
-        "without an MRZ that gives three fields or fewer in its outline is read again on the whole photo "
+        "without an MRZ that gives four fields or fewer in its outline is read again on the whole photo "
         "(turned upright by its text) and the read with more fields kept.",
         "",
         f"Measured {dt.date.today().isoformat()} on {_cpu_name()}, pinned to 1 core "

@@ -38,10 +38,10 @@ NAME_FIELDS = ("surname", "given_names")
 FIELD_NAMES = ("surname", "given_names", "nationality", "sex", "date_of_birth", "document_number", "expiry_date")
 LINE_MODEL = MODEL_NAME
 # A page without an MRZ whose printed read gave this many of the seven fields or fewer is read again on the
-# whole photo (~100-200 ms), and the read with more fields is kept. On 300 generated fronts 27 qualified; their
-# right surname/birth date/document number went from 2 to 31 of 81. At 4 fields 8 more qualified for a net gain
-# of 3 fields, and on the kiosk benchmark's fronts it fired on 2 of 5 (p95 531 -> 597 ms).
-POOR_PRINTED_READ = 3
+# whole photo (~100-200 ms), and the read with more fields is kept. On 300 generated fronts 35 qualified; their
+# right surname/birth date/document number went from 6 to 36 of 105 (at 3 fields: 27 qualified, 2 -> 31 of 81).
+# On the kiosk benchmark's fronts it fires on 2 of 5 either way (p95 531 -> 574-597 ms, bar 700).
+POOR_PRINTED_READ = 4
 WHOLE_FRAME_READ_SIDE = 1400
 OUTLINE_MODEL = outline.MODEL_NAME
 
@@ -163,19 +163,24 @@ class MRZReader:
 # confidence 0.54-0.73 and turned the page upside down. Such a read is dropped ("no MRZ read"). A sharp MRZ
 # whose check digits fail is kept whatever its score: real specimens with wrong check digits read at
 # confidence 0.98-1.0 with scores 15-59, and "fails its checks" is what a forged MRZ looks like.
-# A read that does not even have an MRZ's structure (letters where its dates are, no dates at all) is dropped
-# however confident the recogniser was: card headers ("REPUBLIC OF PERU / IDENTITY CARD") and label rows read
-# as "TD2" at high confidence on 18 of 300 generated fronts and cut the page above them; every read of the real
-# specimens that was exact had its structure.
+# A read without an MRZ's structure (letters where its dates are, no dates at all) whose issuing state is no
+# country code either is dropped however confident the recogniser was: card headers ("REPUBLIC OF PERU /
+# IDENTITY CARD") and label rows read as "TD2" at high confidence on 18 of 300 generated fronts (issuing
+# states "PUB", "SCH", "<OJ", ...) and cut the page above them. A real zone half lost under glare keeps its
+# code and is kept: reported invalid, with the fields its own check digits vouch for.
 MIN_CREDIBLE_MRZ_SCORE = 50
 MIN_CREDIBLE_MRZ_CONFIDENCE = 0.8
 
 
 def _credible(read: "MRZRead | None") -> "MRZRead | None":
+    from docauth.ocr.countries import is_known_code
+
     if read is None or read.result.valid:
         return read
-    if read.result.structure_ok and (read.result.score >= MIN_CREDIBLE_MRZ_SCORE
-                                     or read.confidence >= MIN_CREDIBLE_MRZ_CONFIDENCE):
+    result = read.result
+    if not result.structure_ok and not (result.lines and is_known_code(result.lines[0][2:5])):
+        return None
+    if result.score >= MIN_CREDIBLE_MRZ_SCORE or read.confidence >= MIN_CREDIBLE_MRZ_CONFIDENCE:
         return read
     return None
 
