@@ -176,14 +176,11 @@ class MRZResult:
         """Is this field read well enough to stand on its own when the MRZ as a whole is not valid?
 
         A field with a check digit: its check passes and no more than one of its characters is uncertain.
-        A name (no check digit): every character of the name zone was read with confidence.
-        Needs the recogniser's alternatives; without them nothing is certain.
+        Needs the recogniser's alternatives; without them nothing is certain. (Names have no check digit:
+        the reader takes them from any MRZ that has its structure.)
         """
         if self.uncertain is None or not self.structure_ok or self.type not in _LAYOUTS:
             return False
-        if name in ("surname", "given_names"):
-            zone = {(n, i) for n, a, b in _name_slices(self.type) for i in range(a, b)}
-            return not zone & set(self.uncertain)
         check = self.checks.get(name)
         return bool(check and check.get("ok") and not check.get("doubtful"))
 
@@ -519,15 +516,11 @@ def _code_slices(type_) -> list[tuple[int, int, str]]:
     return [(0, 2, "issuing state"), (1, 15, "nationality") if type_ == "TD1" else (1, 10, "nationality")]
 
 
-# How many of the recogniser's candidates are tried at each letter of a code that is not a code.
-CODE_ALTERNATIVES = 3
-
-
 def _fix_country_codes(grid, type_, alts, corrections, warnings):
     """A code that is no country's, respelled as the likeliest one that is.
 
-    From the recogniser's candidates (top CODE_ALTERNATIVES per letter, each within the cost a check digit
-    would be allowed, MAX_SUBSTITUTION_COST); failing that, as the document's other code when one letter apart.
+    From the recogniser's candidates (its top three per letter, each within the cost a check digit would be
+    allowed, MAX_SUBSTITUTION_COST); failing that, as the document's other code when one letter apart.
     A code that cannot be respelled is left as read, with a warning: an unknown code on a sharp read is the
     document's, not OCR's.
 
@@ -557,12 +550,9 @@ def _fix_country_codes(grid, type_, alts, corrections, warnings):
         if alts is not None and all(start + j < len(alts[n]) for j in range(3)):
             options = []
             for j in range(3):
-                probs = dict(alts[n][start + j])
-                p_read = max(probs.get(read[j], 0.0), 1e-6)
-                ranked = [(c, max(0.0, math.log(p_read) - math.log(p)))
-                          for c, p in alts[n][start + j][:CODE_ALTERNATIVES] if p > 0 and (c.isalpha() or c == "<")]
-                options.append([(read[j], 0.0)] + [(c, cost) for c, cost in ranked
-                                                   if c != read[j] and cost <= MAX_SUBSTITUTION_COST])
+                costs = _alternative_costs(alts[n][start + j], read[j], _allowed("A"))
+                options.append([(read[j], 0.0)] + [(c, cost) for c, cost in costs.items()
+                                                   if cost <= MAX_SUBSTITUTION_COST])
             for combo in product(*options):
                 code = "".join(c for c, _ in combo)
                 cost = sum(cost for _, cost in combo)
@@ -636,6 +626,13 @@ def _check_ok(value: str, digit: str) -> bool:
     return digit == "<" and set(value) <= {"<"}
 
 
+def _alternative_costs(ranked, read: str, allowed: str) -> dict[str, float]:
+    """The recogniser's other candidates at one position (``ranked``: its (char, p) list) that ``allowed``
+    admits, each with its cost against the character read: log p(read) - log p(candidate), at least 0."""
+    p_read = max(dict(ranked).get(read, 0.0), 1e-6)
+    return {c: max(0.0, math.log(p_read) - math.log(p)) for c, p in ranked if c != read and c in allowed and p > 0}
+
+
 def _candidates(grid, alts, n, i, allowed: str, *, in_date: bool = False) -> list[tuple[str, float]]:
     """Alternative characters for one position with their costs (-log p).
 
@@ -648,11 +645,7 @@ def _candidates(grid, alts, n, i, allowed: str, *, in_date: bool = False) -> lis
     if in_date and ch == "<":
         out.update({d: LOST_DIGIT_COST for d in "0123456789"})
     if alts is not None and i < len(alts[n]):
-        probs = dict(alts[n][i])
-        p_read = max(probs.get(ch, 0.0), 1e-6)
-        for c, p in alts[n][i]:
-            if c != ch and c in allowed and p > 0:
-                out[c] = max(0.0, math.log(p_read) - math.log(p))
+        out.update(_alternative_costs(alts[n][i], ch, allowed))
     for c in (LETTER_TO_DIGIT.get(ch), DIGIT_TO_LETTER.get(ch)):
         if c and c in allowed and c not in out:
             out[c] = TABLE_COST

@@ -32,8 +32,9 @@ SIDES_WITHOUT_MRZ = frozenset({"front"})
 # which a rectified outline is taken to be a card's (TD1 1.59, TD2 1.42; a square-ish quad says nothing).
 CARD_SIDES = frozenset({"front", "back"})
 CARD_MIN_ASPECT = 1.3
-# Fields taken from an MRZ that is not valid as a whole, over the printed read, when read well on their own.
-CERTAIN_ON_THEIR_OWN = frozenset({"surname", "given_names", "document_number", "date_of_birth", "expiry_date"})
+# Fields taken from an MRZ that is not valid as a whole, over the printed read, when they pass their own check
+# (names, which have none, are taken from any MRZ with its structure: see DocumentReader.postprocess).
+CERTAIN_ON_THEIR_OWN = frozenset({"document_number", "date_of_birth", "expiry_date"})
 NAME_FIELDS = ("surname", "given_names")
 FIELD_NAMES = ("surname", "given_names", "nationality", "sex", "date_of_birth", "document_number", "expiry_date")
 LINE_MODEL = MODEL_NAME
@@ -356,11 +357,11 @@ class DocumentReader:
             t = time.perf_counter()
             viz, phrases = read_printed(upright, mrz_top=_mrz_top(mrz), engine=self.tesseract)
             timings["viz_ms"] = (time.perf_counter() - t) * 1000
-            if mrz is None and view.found and sum(1 for v in viz.values() if v) <= POOR_PRINTED_READ:
+            if mrz is None and view.found and _fields_read(viz) <= POOR_PRINTED_READ:
                 t = time.perf_counter()
                 whole_view, whole_viz, whole_phrases = self._read_whole_frame(image)
                 timings["viz_whole_frame_ms"] = (time.perf_counter() - t) * 1000
-                if sum(1 for v in whole_viz.values() if v) > sum(1 for v in viz.values() if v):
+                if _fields_read(whole_viz) > _fields_read(viz):
                     view, viz, phrases = whole_view, whole_viz, whole_phrases
             if mrz is not None and not mrz.valid and phrases:
                 from docauth.ocr.mrz import confirm_names_in_print
@@ -423,7 +424,7 @@ class DocumentReader:
                          and mrz.checks.get("composite", {"ok": True})["ok"])
             if mrz is not None and (mrz.valid or own_check) and m not in (None, ""):
                 fields[name], sources[name] = m, "mrz"
-                if name in ("surname", "given_names") and v and agree:
+                if name in NAME_FIELDS and v and agree:
                     fields[name] = v if len(v) > len(m) else m
             elif m not in (None, "") and not agree and name in NAME_FIELDS and mrz.structure_ok:
                 # Names carry no check digit in any MRZ, valid or not, and the MRZ recogniser reads OCR-B far
@@ -431,8 +432,8 @@ class DocumentReader:
                 # that failed elsewhere, the MRZ name was right 9 times, the printed one never). Not verified.
                 fields[name], sources[name] = m, "mrz_unchecked"
             elif m not in (None, "") and not agree and name in CERTAIN_ON_THEIR_OWN and mrz.field_is_certain(name):
-                # The MRZ fails somewhere else, but this field passed its own check (or, a name, was read with
-                # confidence throughout): it is likelier right than Tesseract's printed read. Not verified.
+                # The MRZ fails somewhere else, but this field passed its own check: it is likelier right than
+                # Tesseract's printed read. Not verified.
                 fields[name], sources[name] = m, "mrz_unchecked"
             elif v not in (None, ""):
                 fields[name], sources[name] = v, "viz"
@@ -557,6 +558,10 @@ def _mrz_top(mrz: MRZResult | None) -> float | None:
     """Fraction of the upright document above the MRZ (printed fields live there)."""
     top = getattr(mrz, "zone_top", None) if mrz is not None else None
     return top if top is not None and top > 0.3 else None
+
+
+def _fields_read(viz: dict) -> int:
+    return sum(1 for value in viz.values() if value)
 
 
 def _as_rgb(image) -> np.ndarray:
