@@ -22,6 +22,10 @@ TODAY = date(2026, 1, 1)
     ("09 OCT/OCT 26", "expiry", "2026-10-09"),
     ("09 OCT/OCT 26", "birth", "1926-10-09"),  # a birth date cannot be in the future
     ("31.02.1990", "birth", None),
+    ("23 NOV/Nov “96", "birth", "1996-11-23"),  # a speck read as a quote
+    ("(08'DEC 2026", "expiry", "2026-12-08"),
+    ("16.12:1941", "birth", "1941-12-16"),  # a dot read as a colon
+    ("1)5029581", "birth", None),  # a document number, not 15.02.9581
     ("SURNAME", "birth", None),
 ])
 def test_dates(text, kind, iso):
@@ -62,6 +66,53 @@ def test_content_fallback_when_labels_are_illegible():
     assert fields["document_number"] == "AB123456"
     assert fields["sex"] == "M"
     assert (fields["surname"], fields["given_names"]) == ("GARCIA", "ANA")
+
+
+def test_the_labelled_expiry_is_not_also_the_birth_date():
+    # Generated front (dev seed): the birth date under a watermark was illegible; the expiry "14 APR/AVR 33"
+    # also reads as a birth in 1933 and was taken for one.
+    phrases = [
+        _p("Naam / Surname", 300, 100, 10), _p("AHMED", 300, 114, 20),
+        _p("Geldig tot / Date of expiry", 300, 200, 10), _p("14 APR/AVR 33", 300, 214, 20),
+        _p("4C5S806E", 500, 164, 20),
+    ]
+    fields = fields_from_phrases(phrases, today=TODAY)
+    fill_from_content(fields, phrases, (400, 1000), today=TODAY)
+    assert fields["expiry_date"] == "2033-04-14"
+    assert "date_of_birth" not in fields
+
+
+def test_a_date_still_to_come_is_the_expiry_even_alone():
+    phrases = [_p("ANDERSSON", 300, 114, 20), _p("(08'DEC 2031", 300, 314, 20)]
+    fields = fields_from_phrases(phrases, today=TODAY)
+    fill_from_content(fields, phrases, (400, 1000), today=TODAY)
+    assert fields["expiry_date"] == "2031-12-08"
+    assert "date_of_birth" not in fields
+    # a date alone that may be a birth date stays unassigned either way
+    phrases = [_p("ANDERSSON", 300, 114, 20), _p("08 DEC 2011", 300, 314, 20)]
+    fields = fields_from_phrases(phrases, today=TODAY)
+    fill_from_content(fields, phrases, (400, 1000), today=TODAY)
+    assert fields.get("date_of_birth") == "2011-12-08" and "expiry_date" not in fields
+
+
+def test_document_number_read_with_a_gap_or_a_symbol():
+    phrases = [_p("Document no.", 300, 100, 10), _p("12WHGF 2K", 300, 114, 20),
+               _p("Date of birth", 300, 150, 10), _p("1 JAN 1971", 300, 164, 20)]
+    assert fields_from_phrases(phrases, today=TODAY)["document_number"] == "12WHGF2K"
+    phrases[1] = _p("$Z2954432", 300, 114, 20)
+    assert fields_from_phrases(phrases, today=TODAY)["document_number"] == "SZ2954432"
+    phrases[1] = _p("AG9JUL 1983", 300, 114, 20)  # a date beside it is not part of the number
+    assert fields_from_phrases(phrases, today=TODAY)["document_number"] == "AG9JUL"
+
+
+def test_a_label_read_as_small_letters_is_not_a_name():
+    # "Given names" read as "tong agen" sits where a value would; the value is in capitals.
+    phrases = [
+        _p("Surname", 300, 100, 10), _p("SANTOS", 300, 114, 20),
+        _p("bivennames", 300, 150, 10), _p("tong agen", 300, 162, 22), _p("PETER", 310, 172, 20),
+    ]
+    fields = fields_from_phrases(phrases, today=TODAY)
+    assert fields["given_names"] == "PETER"
 
 
 def test_agreement_with_the_mrz():

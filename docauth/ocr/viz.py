@@ -80,16 +80,20 @@ def normalise_date(text: str | None, *, kind: str = "birth", today: date | None 
     ('1972-11-26', '2004-07-11')
     >>> normalise_date("4 0cT 1999"), normalise_date("21 N0V 1980"), normalise_date("01, MAY 1987")
     ('1999-10-04', '1980-11-21', '1987-05-01')
+    >>> normalise_date("23 NOV/Nov “96", today=date(2026, 1, 1)), normalise_date("(08'DEC 2026")
+    ('1996-11-23', '2026-12-08')
+    >>> normalise_date("16.12:1941"), normalise_date("1)5029581")  # a dot read as a colon; no year 9581
+    ('1941-12-16', None)
     """
     if not text:
         return None
-    t = _strip_accents(text.upper())
+    t = _strip_accents(text.upper()).translate(_STRAY_MARKS)
     t = t.replace("O", "0") if re.fullmatch(r"[\dO .,/\-]+", t) else t
     t = re.sub(r"\b[A-Z0-9]{3,5}\b", _month_read_as_digits, t)
     m = re.search(r"(\d{4})[-./ ](\d{1,2})[-./ ](\d{1,2})", t)
     if m:
         return _iso(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    m = re.search(r"(\d{1,2})\s*[./ \-]\s*(\d{1,2})\s*[./ \-]\s*(\d{4}|\d{2})\b", t)
+    m = re.search(r"(\d{1,2})\s*[./: \-]\s*(\d{1,2})\s*[./: \-]\s*(\d{4}|\d{2})\b", t)
     if m:
         return _iso_yy(m.group(3), int(m.group(2)), int(m.group(1)), kind, today)
     m = re.search(r"(\d{1,2})[\s.,]*([A-Z]{3,5})[A-Z/|.,]*(?:\s*/\s*[A-Z]{3,5}[.,]?)?\s*(\d{4}|\d{2})\b", t)
@@ -103,6 +107,9 @@ def normalise_date(text: str | None, *, kind: str = "birth", today: date | None 
     return None
 
 
+# Quotes, brackets and backslashes OCR reads from specks and guilloche beside a date (``23 NOV “96``,
+# ``(08'DEC 2026``): no printed date has them. A bar is a slash (``JUL|JUIL``).
+_STRAY_MARKS = str.maketrans({**{c: " " for c in "\"'“”‘’«»()[]{}\\!"}, "|": "/"})
 _MONTH_LETTERS = str.maketrans("0156824", "OISGBZA")  # what OCR reads for the letters of a month name
 
 
@@ -116,6 +123,8 @@ def _month_read_as_digits(match: "re.Match") -> str:
 
 
 def _iso(y: int, m: int, d: int) -> str | None:
+    if not 1900 <= y <= 2099:  # digits run together from something else ("1)5029581": 15.02.9581)
+        return None
     try:
         return date(y, m, d).isoformat()
     except ValueError:
@@ -393,12 +402,16 @@ def fill_from_content(fields: dict, phrases: list[Phrase], shape, today: date | 
         if d or d_exp:
             dates.append((p, d, d_exp))
     if "date_of_birth" not in fields:
-        births = [d for _p, d, _e in dates if d and d <= today.isoformat()]
+        # not the labelled expiry again: "14 APR 33" also reads as a birth in 1933
+        births = [d for _p, d, e in dates if d and d <= today.isoformat()
+                  and (e is None or e != fields.get("expiry_date"))]
         if births:
             fields["date_of_birth"] = min(births)
     if "expiry_date" not in fields:
         exps = [e for _p, _d, e in dates if e and e != fields.get("date_of_birth")]
-        if len(exps) >= 1 and (len(dates) >= 2 or "date_of_birth" in fields):
+        # a date alone is the expiry only when it cannot be a birth date (it is still to come)
+        future = [e for _p, d, e in dates if e and (d is None or d > today.isoformat())]
+        if len(exps) >= 1 and (len(dates) >= 2 or "date_of_birth" in fields or future):
             fields["expiry_date"] = max(exps)
     used = {p.text for p, _d, _e in dates}
     if "document_number" not in fields:
@@ -431,6 +444,8 @@ def fill_from_content(fields: dict, phrases: list[Phrase], shape, today: date | 
         letters = re.sub(r"[^A-ZÀ-ÞẞŠŽČĆĐŁŃŚŹŻĘĄ' \-]", "", t.upper())
         if p.y0 < 0.14 * H or p.h < 0.8 * big or len(letters) < 2 or len(letters) < 0.8 * len(t.replace(" ", "")):
             continue
+        if _mostly_lower_case(t, share=1.0):
+            continue  # a label read badly ("tong agen" for "Given names"): values are printed in capitals
         words = set(_strip_accents(letters).split())
         if words & _HEADER_WORDS or nationality_code(letters, strict=True) or _label_field(t):
             continue
@@ -443,6 +458,20 @@ def fill_from_content(fields: dict, phrases: list[Phrase], shape, today: date | 
         fields["surname"] = names.pop(0)
     if "given_names" not in fields and names:
         fields["given_names"] = names.pop(0)
+
+
+def _mostly_lower_case(text: str, share: float = 0.5) -> bool:
+    """More than ``share`` of the letters lower case (all of them at 1.0): a label's small print, read
+    badly (documents print names and values in capitals; Tesseract reads some capitals as small letters).
+
+    >>> _mostly_lower_case("tong agen"), _mostly_lower_case("iain SANTOS"), _mostly_lower_case("PETER")
+    (True, False, False)
+    >>> _mostly_lower_case("Lucia"), _mostly_lower_case("Lucia", share=1.0)
+    (True, False)
+    """
+    letters = [c for c in text if c.isalpha()]
+    lower = sum(c.islower() for c in letters)
+    return len(letters) >= 3 and (lower == len(letters) if share >= 1.0 else lower > share * len(letters))
 
 
 def fields_from_phrases(phrases: list[Phrase], today: date | None = None) -> dict:
@@ -468,7 +497,7 @@ def fields_from_phrases(phrases: list[Phrase], today: date | None = None) -> dic
                 continue
             if p.h < 0.8 * lab.h:
                 continue  # another small label, not a value
-            score = dy + dx
+            score = dy + dx + (3 * lab.h if _mostly_lower_case(p.text) else 0)
             if best is None or score < best[0]:
                 best = (score, i, p)
         if best is None:
@@ -485,6 +514,8 @@ def fields_from_phrases(phrases: list[Phrase], today: date | None = None) -> dic
 # fronts). Some issuers do use them (two of the real specimens: ID9875401, K682T8YLO): where there is an MRZ its
 # value is kept, and the comparison with it, like the text matcher, treats I/O/Q and 1/0 as the same.
 _DOCUMENT_NUMBER_DIGITS = str.maketrans("OQI", "001")
+# Symbols Tesseract reads for the letter or digit they resemble (``$Z2954432``, ``3WKN&XABR``, ``¥22N1VL1``).
+_SYMBOL_LOOKALIKES = str.maketrans({"$": "S", "&": "8", "¥": "Y", "€": "E", "£": "E", "§": "S"})
 
 
 def printed_document_number(text: str) -> str | None:
@@ -492,8 +523,11 @@ def printed_document_number(text: str) -> str | None:
 
     >>> printed_document_number("MOMSLFB2E"), printed_document_number("lyWO5-VGHZ"), printed_document_number("--")
     ('M0MSLFB2E', 'LYW05VGHZ', None)
+    >>> printed_document_number("$Z2954432"), printed_document_number("3WKN&XABR")
+    ('SZ2954432', '3WKN8XABR')
     """
-    return re.sub(r"[^A-Z0-9]", "", text.upper()).translate(_DOCUMENT_NUMBER_DIGITS) or None
+    text = text.upper().translate(_SYMBOL_LOOKALIKES)
+    return re.sub(r"[^A-Z0-9]", "", text).translate(_DOCUMENT_NUMBER_DIGITS) or None
 
 
 def _clean_value(name: str, text: str, today: date | None) -> str | None:
@@ -504,7 +538,12 @@ def _clean_value(name: str, text: str, today: date | None) -> str | None:
         m = re.search(r"\b([MFX])\b", text.upper())
         return m.group(1) if m else None
     if name == "document_number":
-        token = max(text.split(), key=len)
+        tokens = text.split()
+        token = max(tokens, key=len)
+        joined = "".join(tokens)
+        if len(token) < 8 and 6 <= len(joined) <= 10 and joined.isalnum() \
+                and all(len(t) <= 3 for t in tokens if t is not token):
+            token = joined  # a gap read inside the number ("12WHGF 2K")
         return printed_document_number(token)
     if name == "nationality":
         return nationality_code(text)
