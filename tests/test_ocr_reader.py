@@ -98,6 +98,39 @@ def test_a_page_read_poorly_in_its_outline_is_read_on_the_whole_photo(reader, mo
     assert result.document.corners[0] == [0.0, 0.0]
 
 
+@pytest.mark.parametrize("located", [True, False])
+def test_a_whole_photo_turned_the_wrong_way_is_read_the_other_way_up(reader, monkeypatch, located):
+    import docauth.ocr.locate as locate
+    import docauth.ocr.reader as reader_module
+
+    from docauth.ocr.viz import read_printed
+
+    for index in range(12):
+        doc = render_document("td1_front", SEED + 300 + index)
+        height, width = doc.image.shape[:2]
+        frame = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float64)
+        # the case the second reading is for: this page's print gives next to no fields upside down, and
+        # most of them the right way up
+        upright = locate.warp(doc.image, frame)[0]
+        fields_read = [reader_module._fields_read(read_printed(locate.rotate_quarter(upright, turn))[0])
+                       for turn in (0, 180)]
+        if doc.mrz is None and fields_read[1] <= reader_module.POOR_PRINTED_READ < fields_read[0]:
+            break
+    else:
+        pytest.fail("no generated front reads poorly upside down")
+    # Faults injected: no outline (or a patch of the portrait), and the text layout taken upside down (as on
+    # grass or a keyboard, whose strokes outvote the card's text lines).
+    patch = np.array([[0.72, 0.3], [0.9, 0.3], [0.9, 0.6], [0.72, 0.6]]) * [width, height]
+    outline = locate.Located(patch, True, 1.0, {}) if located else locate.Located(frame, False, 0.0, {})
+    monkeypatch.setattr(locate, "locate_document", lambda image, model=None: outline)
+    monkeypatch.setattr(reader_module, "_orient_by_text", lambda gray, engine=None, landscape=None: 180)
+    result = reader(doc.image)
+    assert result.document.rotation == 0
+    assert result.document.found is False
+    assert field_equal("surname", result.fields["surname"], doc.fields["surname"]), result.viz
+    assert result.fields["date_of_birth"] == doc.fields["date_of_birth"]
+
+
 def test_not_a_document(mrz_reader):
     blank = np.full((300, 400, 3), 200, np.uint8)
     result = mrz_reader(blank)

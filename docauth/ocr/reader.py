@@ -357,9 +357,12 @@ class DocumentReader:
             t = time.perf_counter()
             viz, phrases = read_printed(upright, mrz_top=_mrz_top(mrz), engine=self.tesseract)
             timings["viz_ms"] = (time.perf_counter() - t) * 1000
-            if mrz is None and view.found and _fields_read(viz) <= POOR_PRINTED_READ:
+            if mrz is None and _fields_read(viz) <= POOR_PRINTED_READ:
                 t = time.perf_counter()
-                whole_view, whole_viz, whole_phrases = self._read_whole_frame(image)
+                if view.found:
+                    whole_view, whole_viz, whole_phrases = self._read_whole_frame(image)
+                else:  # the first read was already of the whole photo: only the other way up is left
+                    whole_view, whole_viz, whole_phrases = self._read_turned(image, view.rectified, view.rotation)
                 timings["viz_whole_frame_ms"] = (time.perf_counter() - t) * 1000
                 if _fields_read(whole_viz) > _fields_read(viz):
                     view, viz, phrases = whole_view, whole_viz, whole_phrases
@@ -391,9 +394,27 @@ class DocumentReader:
         rotation = _orient_by_text(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), self.tesseract)
         upright = rotate_quarter(small, rotation)
         viz, phrases = read_printed(upright, engine=self.tesseract)
-        frame = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float64)
-        view = DocumentView(corners=document_corners(frame, rotation), rotation=rotation, found=False,
-                            rectified=upright)
+        view = DocumentView(corners=document_corners(_frame(rgb.shape), rotation), rotation=rotation,
+                            found=False, rectified=upright)
+        if _fields_read(viz) <= POOR_PRINTED_READ:
+            turned = self._read_turned(rgb, upright, rotation)
+            if _fields_read(turned[1]) > _fields_read(viz):
+                return turned
+        return view, viz, phrases
+
+    def _read_turned(self, image: np.ndarray, upright: np.ndarray, rotation: int
+                     ) -> tuple[DocumentView, dict, list]:
+        """The whole photo's printed fields read the other way up. Orientation by text layout is fooled by
+        cluttered backgrounds (grass, a keyboard) on the whole photo: on 30 generated fronts read whole it
+        turned 3 upside down, whose fields then read as nothing."""
+        from docauth.ocr.locate import document_corners, rotate_quarter
+        from docauth.ocr.viz import read_printed
+
+        rotation = (rotation + 180) % 360
+        turned = rotate_quarter(upright, 180)
+        viz, phrases = read_printed(turned, engine=self.tesseract)
+        view = DocumentView(corners=document_corners(_frame(image.shape), rotation), rotation=rotation,
+                            found=False, rectified=turned)
         return view, viz, phrases
 
     def postprocess(self, view: DocumentView, mrz: MRZResult | None, viz: dict, timings: dict, *,
@@ -558,6 +579,12 @@ def _mrz_top(mrz: MRZResult | None) -> float | None:
     """Fraction of the upright document above the MRZ (printed fields live there)."""
     top = getattr(mrz, "zone_top", None) if mrz is not None else None
     return top if top is not None and top > 0.3 else None
+
+
+def _frame(shape) -> np.ndarray:
+    """The corners of a whole image, image order TL, TR, BR, BL."""
+    height, width = shape[:2]
+    return np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float64)
 
 
 def _fields_read(viz: dict) -> int:
