@@ -86,3 +86,19 @@ def test_straight_edges_find_cards_that_no_contour_outlines():
                          key=lambda c: c.score)
         assert _corner_error(by_contour.corners, sample.label["corners"]) > 0.05
         assert _corner_error(locate_document(sample.image).corners, sample.label["corners"]) <= 0.05
+
+
+def test_of_quads_on_edges_the_largest_about_as_well_supported_as_the_best_wins():
+    from docauth.ocr.locate import Located, choose_quad
+
+    def quad(score, support):
+        return Located(np.zeros((4, 2)), True, score, {"edge_support": support})
+
+    card = quad(0.30, (1.0, 1.0, 0.95, 1.0))
+    card_and_shadow = quad(0.40, (0.9, 0.6, 0.5, 0.8))  # on edges too, but two sides only partly
+    assert choose_quad([card_and_shadow, card]) is card
+    slightly_less_supported_but_larger = quad(0.45, (1.0, 0.9, 0.95, 0.95))
+    assert choose_quad([card, slightly_less_supported_but_larger]) is slightly_less_supported_but_larger
+    header_band = quad(0.05, (0.2, 0.1, 0.3, 0.1))  # not on edges: only when nothing is
+    assert choose_quad([header_band, card]) is card
+    assert choose_quad([header_band, quad(0.5, (0.0, 0.1, 0.0, 0.0))]) is header_band
