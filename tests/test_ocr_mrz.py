@@ -132,6 +132,22 @@ def test_check_digit_blind_confusion_is_not_valid():
     assert sure.valid
 
 
+def test_a_preferred_character_the_check_digit_cannot_tell_from_its_runner_up_is_not_verified():
+    # A generated passport (dev set, recogniser v5): Q9N74A1HB2 read at p 0.97 for G9N74A1HB2. Q (26) and
+    # G (16) weigh the same modulo 10, so every check passed and the MRZ was reported valid.
+    line2 = "G9N74A1HB2ISL6311124M2806077<<<<<<<<<<<<<<<6"
+    read = "Q" + line2[1:]
+    assert parse_mrz([TD3[0], read]).valid  # text alone: nothing to doubt
+    alts = _sure([TD3[0], read])
+    alts[1][0] = [("Q", 0.97), ("G", 0.02), ("O", 0.01)]
+    r = parse_mrz([TD3[0], read], alternatives=alts)
+    assert r.checks["document_number"]["ok"] and not r.valid
+    assert any("line 1 pos 0" in w for w in r.warnings)
+    # a runner-up the check digit does tell apart (O: 24), or one far below 1 %, leaves it verified
+    alts[1][0] = [("Q", 0.97), ("O", 0.02), ("G", 0.001)]
+    assert parse_mrz([TD3[0], read], alternatives=alts).valid
+
+
 def test_digit_lost_in_a_date_is_restored_by_its_check_digit():
     line2 = TD3[1][:16] + "<" + TD3[1][17:]  # 7408122 -> 740<122: a smudge where a digit was
     r = parse_mrz([TD3[0], line2], alternatives=_sure([TD3[0], line2]))
