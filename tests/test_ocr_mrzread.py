@@ -102,3 +102,21 @@ def test_training_degrades_strips_like_the_readers_misses():
     edge = lambda a: np.abs(np.diff(a, axis=2)).mean()  # noqa: E731
     assert edge(changed) < 0.8 * edge(strips)
     assert changed.sum() == pytest.approx(strips.sum(), rel=0.15)  # ink is spread, not lost
+
+
+def test_a_strip_cache_is_extended_with_more_captures(tmp_path):
+    import json
+
+    from docauth.ocr.mrzlines import extend_strip_cache
+
+    source, target = tmp_path / "small.npz", tmp_path / "more.npz"
+    x = np.zeros((2, LINE_H, LINE_W), np.uint8)
+    y = np.zeros((2, 44), np.int32)
+    np.savez(source, x=x, y=y, xv=x[:1], yv=y[:1], info=json.dumps({"blocks": 2}))
+    info = extend_strip_cache(source, target, captures=2, start=5)
+    with np.load(target) as data:
+        assert len(data["x"]) == len(data["y"]) == 2 + info["more_captures"]["strips"]
+        assert info["more_captures"]["strips"] >= 2  # a card back's 3 lines or a passport's 2, each found
+        assert len(data["xv"]) == 1  # the validation strips are left as they were
+        assert (data["y"][2:] > 0).any(axis=1).all()  # every added strip carries its line's text
+        assert json.loads(str(data["info"]))["more_captures"]["start"] == 5

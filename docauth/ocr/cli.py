@@ -29,15 +29,29 @@ from docauth.errors import DocauthError
               help="Peak learning rate (default 2e-3 from scratch, 1e-3 when fine-tuning).")
 @click.option("--degraded-share", type=click.FloatRange(0.0, 1.0), default=0.3, show_default=True,
               help="Share of strips coarsened (lower resolution) and, independently, of strips blurred.")
-def train_mrz(out_dir, blocks, captures, epochs, batch_size, seed, cache, init, learning_rate, degraded_share):
+@click.option("--extend-cache", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="Build --cache from this cache plus strips of --more-captures further captures.")
+@click.option("--more-captures", type=click.IntRange(min=0), default=0, show_default=True,
+              help="With --extend-cache: captures to add, from --captures-start on (TRAIN seeds).")
+@click.option("--captures-start", type=click.IntRange(min=0), default=0, show_default=True,
+              help="First capture index of --more-captures (past those already in --extend-cache).")
+def train_mrz(out_dir, blocks, captures, epochs, batch_size, seed, cache, init, learning_rate, degraded_share,
+              extend_cache, more_captures, captures_start):
     """Train the MRZ line recogniser (CTC) on rendered MRZs and synthetic captures."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     from docauth.config import default_models_dir
-    from docauth.ocr.mrzlines import train
+    from docauth.ocr.mrzlines import extend_strip_cache, train
 
+    log = lambda m: click.echo(m, err=True)  # noqa: E731
+    if extend_cache is not None:
+        if cache is None:
+            raise click.UsageError("--extend-cache needs --cache (the file to write)")
+        if cache.exists():
+            raise click.UsageError(f"--cache {cache} exists: it would be used as it is, not extended")
+        extend_strip_cache(extend_cache, cache, more_captures, captures_start, log=log)
     meta = train(out_dir or default_models_dir(), blocks=blocks, captures=captures, epochs=epochs, seed=seed,
                  cache=cache, init=init, batch_size=batch_size, augment_share=degraded_share,
-                 learning_rate=learning_rate, log=lambda m: click.echo(m, err=True))
+                 learning_rate=learning_rate, log=log)
     click.echo(json.dumps(meta["metrics"]))
 
 

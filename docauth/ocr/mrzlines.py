@@ -229,6 +229,30 @@ def build_dataset(blocks: int, captures: int, seed: int, capture_seed: int, log=
     return {"x": x, "y": y, "info": info}
 
 
+def extend_strip_cache(source: str | Path, target: str | Path, captures: int, start: int, log=None) -> dict:
+    """``target``: the strips cached in ``source`` plus those of ``captures`` more synthetic captures (TRAIN seeds,
+    indices ``start`` on); the validation strips unchanged. Returns the data description stored with it."""
+    from docauth.synth.seeds import TRAIN
+
+    with np.load(source, allow_pickle=False) as data:
+        x, y, xv, yv = data["x"], data["y"], data["xv"], data["yv"]
+        info = json.loads(str(data["info"]))
+    pairs, more = capture_strips(captures, TRAIN.nth(9303), start=start, log=log)
+    if pairs:
+        x_more, y_more = _arrays(pairs)
+        x, y = np.concatenate([x, x_more]), np.concatenate([y, y_more])
+    info["more_captures"] = {**more, "start": start, "strips": len(pairs), "extends": str(source)}
+    np.savez(target, x=x, y=y, xv=xv, yv=yv, info=json.dumps(info))
+    return info
+
+
+def _extension_recipe(info: dict) -> str:
+    more = info.get("more_captures")
+    if not more:
+        return ""
+    return f" --extend-cache {more['extends']} --more-captures {more['captures']} --captures-start {more['start']}"
+
+
 # --- training ---------------------------------------------------------------------------
 def write_model(model, out_dir: Path, *, training: dict, metrics: dict) -> dict:
     """``<out_dir>/mrz_lines.keras`` and its metadata (what the runtime layer and the reader check)."""
@@ -357,7 +381,8 @@ def train(out_dir: Path, *, blocks: int = 12000, captures: int = 4000, epochs: i
                 "seconds": round(time.time() - t0, 1), "data": info, "history": history,
                 "recipe": f"docauth train mrz --blocks {blocks} --captures {captures} --epochs {epochs}"
                           f" --batch-size {batch_size} --lr {peak:g} --degraded-share {augment_share:g}"
-                          + (f" --init {init}" if init else "")}
+                          + (f" --init {init}" if init else "") + (f" --cache {cache}" if cache else "")
+                          + _extension_recipe(info)}
     for epoch in range(epochs):
         h = train_model.fit(data, epochs=1, validation_data=val, verbose=2)
         acc = line_accuracy(model, xv, yv)
