@@ -187,7 +187,8 @@ def write_docs(speed, spec, peye, n_images, eval_json=None) -> None:
         "passes its checks, a recogniser-confidence gap of 0.1 or more says which way is up, else the score); "
         "its per-character alternatives drive the check-digit "
         "correction in `docauth.ocr.mrz.parse_mrz` (a filler read inside a date is a lost digit the check digit "
-        "restores; a check digit does not verify a field with two or more uncertain characters; an issuing "
+        "restores; a check digit does not verify a field with two or more uncertain characters, nor a "
+        "character whose runner-up it cannot tell apart (G/Q, H/R: values 10 apart); an issuing "
         "state or nationality that is no ICAO code is respelled from the recogniser's candidates, or as the "
         "document's other code one letter away; zeros in an empty optional field are filler); a block read "
         "without an MRZ's structure, or with a score under 50 at a recogniser confidence under 0.8, is other "
@@ -195,7 +196,8 @@ def write_docs(speed, spec, peye, n_images, eval_json=None) -> None:
         "uncertain name letter (names carry no check digit) is settled when exactly one spelling over the "
         "recogniser's top candidates is a word printed on the page, and MRZ names are preferred to printed "
         "ones that disagree. The document quad is the largest "
-        "plausible quad whose four sides lie on image edges, among the contours of Canny edges and colour "
+        "plausible quad whose four sides lie on image edges about as well as the best-supported one (mean "
+        "support within 0.1), among the contours of Canny edges and colour "
         "segments and the quads closed by pairs of straight (Hough) edges (the outline model of "
         "`docauth.ocr.outline` when one is shipped; none is yet); an open booklet is cut at the fold to the page "
         "holding a TD3/MRV-A zone; when the MRZ is valid and the outline lies more than 6 % of the diagonal from "
@@ -209,7 +211,8 @@ def write_docs(speed, spec, peye, n_images, eval_json=None) -> None:
         "`docauth.ocr.tesseract`) over a mosaic of the text boxes, read in two halves at once, "
         "labels matched by keyword (fuzzily), content fallbacks (dates, number, sex, nationality, names); a page "
         "without an MRZ that gives four fields or fewer in its outline is read again on the whole photo "
-        "(turned upright by its text) and the read with more fields kept.",
+        "(turned upright by its text; if that read also gives four or fewer, the other way up as well) and the "
+        "read with more fields kept.",
         "",
         f"Measured {dt.date.today().isoformat()} on {_cpu_name()}, pinned to 1 core "
         f"(`nice -n 10 .venv/bin/python bench/bench_ocr.py --write-docs`; load average "
