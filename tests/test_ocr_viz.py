@@ -115,6 +115,20 @@ def test_a_label_read_as_small_letters_is_not_a_name():
     assert fields["given_names"] == "PETER"
 
 
+def test_a_name_at_the_top_of_a_closely_cropped_card_is_still_a_name():
+    # The card cropped close to its header: the surname sits in the top band, under its (illegible) label;
+    # the header line has no label above it.
+    phrases = [
+        _p("SVERIGE KORT", 300, 5, 30),
+        _p("Apetidos | Suinamne:", 300, 30, 10), _p("SCHMIDT", 300, 44, 20),
+        _p("Nombr nares", 300, 80, 10), _p("GIULIA MARIANA", 300, 94, 20),
+        _p("19 07 1993", 300, 164, 20),
+    ]
+    fields = fields_from_phrases(phrases, today=TODAY)
+    fill_from_content(fields, phrases, (400, 1000), today=TODAY)
+    assert (fields["surname"], fields["given_names"]) == ("SCHMIDT", "GIULIA MARIANA")
+
+
 def test_agreement_with_the_mrz():
     assert compare_field("surname", "MÜLLER", "MUELLER") is True
     assert compare_field("surname", "Garcia Lopez", "GARCIA LOPEZ") is True
