@@ -120,3 +120,16 @@ def test_a_strip_cache_is_extended_with_more_captures(tmp_path):
         assert len(data["xv"]) == 1  # the validation strips are left as they were
         assert (data["y"][2:] > 0).any(axis=1).all()  # every added strip carries its line's text
         assert json.loads(str(data["info"]))["more_captures"]["start"] == 5
+
+
+def test_extending_a_cache_needs_a_new_cache_file(tmp_path):
+    from click.testing import CliRunner
+
+    from docauth.ocr.cli import train_mrz
+
+    source = tmp_path / "small.npz"
+    source.write_bytes(b"not read")
+    result = CliRunner().invoke(train_mrz, ["--extend-cache", str(source)])
+    assert result.exit_code == 2 and "--extend-cache needs --cache" in result.output
+    result = CliRunner().invoke(train_mrz, ["--extend-cache", str(source), "--cache", str(source)])
+    assert result.exit_code == 2 and "exists" in result.output

@@ -42,7 +42,9 @@ def train_mrz(out_dir, blocks, captures, epochs, batch_size, seed, cache, init, 
     from docauth.config import default_models_dir
     from docauth.ocr.mrzlines import extend_strip_cache, train
 
-    log = lambda m: click.echo(m, err=True)  # noqa: E731
+    def log(message: str) -> None:
+        click.echo(message, err=True)
+
     if extend_cache is not None:
         if cache is None:
             raise click.UsageError("--extend-cache needs --cache (the file to write)")

@@ -248,8 +248,8 @@ def extend_strip_cache(source: str | Path, target: str | Path, captures: int, st
 
 def _extension_recipe(info: dict) -> str:
     more = info.get("more_captures")
-    if not more:
-        return ""
+    if not more or "extends" not in more:
+        return ""  # not extended, or extended by hand before --extend-cache (described in the data block)
     return f" --extend-cache {more['extends']} --more-captures {more['captures']} --captures-start {more['start']}"
 
 
