@@ -12,6 +12,10 @@ import click
 from docauth.errors import DocauthError
 
 
+def _echo_err(message: str) -> None:
+    click.echo(message, err=True)
+
+
 @click.command("mrz")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where to write mrz_lines.keras/.json (default: the models directory).")
@@ -42,18 +46,15 @@ def train_mrz(out_dir, blocks, captures, epochs, batch_size, seed, cache, init, 
     from docauth.config import default_models_dir
     from docauth.ocr.mrzlines import extend_strip_cache, train
 
-    def log(message: str) -> None:
-        click.echo(message, err=True)
-
     if extend_cache is not None:
         if cache is None:
             raise click.UsageError("--extend-cache needs --cache (the file to write)")
         if cache.exists():
             raise click.UsageError(f"--cache {cache} exists: it would be used as it is, not extended")
-        extend_strip_cache(extend_cache, cache, more_captures, captures_start, log=log)
+        extend_strip_cache(extend_cache, cache, more_captures, captures_start, log=_echo_err)
     meta = train(out_dir or default_models_dir(), blocks=blocks, captures=captures, epochs=epochs, seed=seed,
                  cache=cache, init=init, batch_size=batch_size, augment_share=degraded_share,
-                 learning_rate=learning_rate, log=log)
+                 learning_rate=learning_rate, log=_echo_err)
     click.echo(json.dumps(meta["metrics"]))
 
 
@@ -72,7 +73,7 @@ def train_outline(out_dir, count, val_count, epochs, cache):
     from docauth.ocr.outline import train
 
     meta = train(out_dir or default_models_dir(), count=count, val_count=val_count, epochs=epochs, cache=cache,
-                 log=lambda m: click.echo(m, err=True))
+                 log=_echo_err)
     click.echo(json.dumps(meta["metrics"]))
 
 

@@ -95,10 +95,14 @@ SUPPORT_TOLERANCE = 0.1
 def _locate_by_contours(rgb: np.ndarray) -> Located:
     candidates = contour_candidates(rgb)
     if not candidates:
-        H, W = rgb.shape[:2]
-        corners = np.array([[0, 0], [W - 1, 0], [W - 1, H - 1], [0, H - 1]], np.float64)
-        return Located(corners, False, 0.0, {"method": "whole_image"})
+        return Located(frame_corners(rgb.shape), False, 0.0, {"method": "whole_image"})
     return choose_quad(candidates)
+
+
+def frame_corners(shape) -> np.ndarray:
+    """The corners of a whole image of ``shape``, image order TL, TR, BR, BL."""
+    height, width = shape[:2]
+    return np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float64)
 
 
 def choose_quad(candidates: list[Located]) -> Located:
@@ -166,7 +170,7 @@ def contour_candidates(rgb: np.ndarray) -> list[Located]:
     low = cv2.morphologyEx(low, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
     masks.append(("segment_low", low))
     found: list[Located] = []
-    frame = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float64)
+    frame = frame_corners(small.shape)
     for name, m in masks:
         if name == "segment_low" and found:
             continue  # last resort only: it also takes shadows

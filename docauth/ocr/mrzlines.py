@@ -234,9 +234,7 @@ def extend_strip_cache(source: str | Path, target: str | Path, captures: int, st
     indices ``start`` on); the validation strips unchanged. Returns the data description stored with it."""
     from docauth.synth.seeds import TRAIN
 
-    with np.load(source, allow_pickle=False) as data:
-        x, y, xv, yv = data["x"], data["y"], data["xv"], data["yv"]
-        info = json.loads(str(data["info"]))
+    x, y, xv, yv, info = _load_strip_cache(source)
     pairs, more = capture_strips(captures, TRAIN.nth(9303), start=start, log=log)
     if pairs:
         x_more, y_more = _arrays(pairs)
@@ -244,6 +242,12 @@ def extend_strip_cache(source: str | Path, target: str | Path, captures: int, st
     info["more_captures"] = {**more, "start": start, "strips": len(pairs), "extends": str(source)}
     np.savez(target, x=x, y=y, xv=xv, yv=yv, info=json.dumps(info))
     return info
+
+
+def _load_strip_cache(path: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+    """(training strips, their labels, validation strips, their labels, data description) of a strip cache."""
+    with np.load(path, allow_pickle=False) as data:
+        return data["x"], data["y"], data["xv"], data["yv"], json.loads(str(data["info"]))
 
 
 def _extension_recipe(info: dict) -> str:
@@ -331,9 +335,7 @@ def train(out_dir: Path, *, blocks: int = 12000, captures: int = 4000, epochs: i
     cache_file = Path(cache) if cache else None
     if cache_file is not None and cache_file.is_file():
         log(f"loading cached strips from {cache_file}")
-        with np.load(cache_file, allow_pickle=False) as data:
-            x, y, xv, yv = data["x"], data["y"], data["xv"], data["yv"]
-            info = json.loads(str(data["info"]))
+        x, y, xv, yv, info = _load_strip_cache(cache_file)
     else:
         log(f"cutting strips from {blocks} rendered blocks and {captures} synthetic captures ...")
         train_set = build_dataset(blocks, captures, seed, TRAIN.nth(9303), log=log)

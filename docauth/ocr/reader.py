@@ -383,7 +383,7 @@ class DocumentReader:
         been given the first rectified view; it also searches the photo itself, so it is not told again."""
         import cv2
 
-        from docauth.ocr.locate import document_corners, rotate_quarter
+        from docauth.ocr.locate import document_corners, frame_corners, rotate_quarter
         from docauth.ocr.viz import read_printed
 
         rgb = _as_rgb(image)
@@ -394,7 +394,7 @@ class DocumentReader:
         rotation = _orient_by_text(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), self.tesseract)
         upright = rotate_quarter(small, rotation)
         viz, phrases = read_printed(upright, engine=self.tesseract)
-        view = DocumentView(corners=document_corners(_frame(rgb.shape), rotation), rotation=rotation,
+        view = DocumentView(corners=document_corners(frame_corners(rgb.shape), rotation), rotation=rotation,
                             found=False, rectified=upright)
         if _fields_read(viz) <= POOR_PRINTED_READ:
             turned = self._read_turned(rgb, upright, rotation)
@@ -407,13 +407,13 @@ class DocumentReader:
         """The whole photo's printed fields read the other way up. Orientation by text layout is fooled by
         cluttered backgrounds (grass, a keyboard) on the whole photo: on 30 generated fronts read whole it
         turned 3 upside down, whose fields then read as nothing."""
-        from docauth.ocr.locate import document_corners, rotate_quarter
+        from docauth.ocr.locate import document_corners, frame_corners, rotate_quarter
         from docauth.ocr.viz import read_printed
 
         rotation = (rotation + 180) % 360
         turned = rotate_quarter(upright, 180)
         viz, phrases = read_printed(turned, engine=self.tesseract)
-        view = DocumentView(corners=document_corners(_frame(image.shape), rotation), rotation=rotation,
+        view = DocumentView(corners=document_corners(frame_corners(image.shape), rotation), rotation=rotation,
                             found=False, rectified=turned)
         return view, viz, phrases
 
@@ -542,6 +542,8 @@ def _orient_by_text(gray: np.ndarray, engine=None, *, landscape: bool | None = N
 
 def _label_value_votes(boxes) -> tuple[int, int]:
     """(upright, upside-down) votes from small-label-over-large-value pairs."""
+    from docauth.ocr.viz import label_above
+
     if len(boxes) < 4:
         return 0, 0
     hs = np.array([b[3] - b[1] for b in boxes], float)
@@ -551,10 +553,7 @@ def _label_value_votes(boxes) -> tuple[int, int]:
     up = down = 0
     for sx0, sy0, sx1, sy1 in small:
         sh = sy1 - sy0
-        for lx0, ly0, lx1, ly1 in large:
-            if abs(lx0 - sx0) < 1.5 * sh and 0 <= ly0 - sy1 < 1.5 * sh:
-                up += 1
-                break
+        up += any(label_above((sx0, sy0, sx1, sy1), value) for value in large)
         for lx0, ly0, lx1, ly1 in large:
             if abs(lx1 - sx1) < 1.5 * sh and 0 <= sy0 - ly1 < 1.5 * sh:
                 down += 1
@@ -579,12 +578,6 @@ def _mrz_top(mrz: MRZResult | None) -> float | None:
     """Fraction of the upright document above the MRZ (printed fields live there)."""
     top = getattr(mrz, "zone_top", None) if mrz is not None else None
     return top if top is not None and top > 0.3 else None
-
-
-def _frame(shape) -> np.ndarray:
-    """The corners of a whole image, image order TL, TR, BR, BL."""
-    height, width = shape[:2]
-    return np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float64)
 
 
 def _fields_read(viz: dict) -> int:

@@ -398,10 +398,18 @@ _HEADER_WORDS = {"IDENTITY", "CARD", "PASSPORT", "REPUBLIC", "KINGDOM", "REPUBLI
 HEADER_BAND = 0.14
 
 
+def label_above(label, value) -> bool:
+    """Boxes (x0, y0, x1, y1): ``label`` sits right above ``value``, left-aligned with it (within 1.5 label
+    heights): how documents print a field. Also decides which way up a page without an MRZ is."""
+    label_h = label[3] - label[1]
+    return abs(value[0] - label[0]) < 1.5 * label_h and 0 <= value[1] - label[3] < 1.5 * label_h
+
+
 def _under_a_label(value: Phrase, phrases: list[Phrase]) -> bool:
     """A smaller phrase right above ``value`` and left-aligned with it: the label-over-value layout."""
-    return any(p is not value and p.h < 0.75 * value.h and abs(p.x0 - value.x0) < 1.5 * p.h
-               and 0 <= value.y0 - p.y1 < 1.5 * p.h and len(p.text.strip()) >= 3 for p in phrases)
+    box = (value.x0, value.y0, value.x1, value.y1)
+    return any(p is not value and p.h < 0.75 * value.h and len(p.text.strip()) >= 3
+               and label_above((p.x0, p.y0, p.x1, p.y1), box) for p in phrases)
 
 
 def fill_from_content(fields: dict, phrases: list[Phrase], shape, today: date | None = None) -> None:
@@ -455,7 +463,8 @@ def fill_from_content(fields: dict, phrases: list[Phrase], shape, today: date | 
     for p in sorted(phrases, key=lambda q: (q.y0, q.x0)):
         t = p.text.strip()
         letters = re.sub(r"[^A-ZÀ-ÞẞŠŽČĆĐŁŃŚŹŻĘĄ' \-]", "", t.upper())
-        if (p.y0 < HEADER_BAND * H and not _under_a_label(p, phrases)) or p.h < 0.8 * big or len(letters) < 2 or len(letters) < 0.8 * len(t.replace(" ", "")):
+        in_header = p.y0 < HEADER_BAND * H and not _under_a_label(p, phrases)
+        if in_header or p.h < 0.8 * big or len(letters) < 2 or len(letters) < 0.8 * len(t.replace(" ", "")):
             continue
         if _mostly_lower_case(t, share=1.0):
             continue  # a label read badly ("tong agen" for "Given names"): values are printed in capitals
