@@ -82,6 +82,20 @@ def test_the_labelled_expiry_is_not_also_the_birth_date():
     assert "date_of_birth" not in fields
 
 
+def test_a_labelled_date_cut_in_two_boxes_is_read_whole():
+    # Generated front (dev seed): the day stood apart from a bilingual month, two text boxes on one line.
+    phrases = [
+        _p("Date of birth", 300, 250, 10), _p("07", 300, 264, 20), _p("JAN/JAN 71", 345, 264, 20),
+        _p("Document no.", 500, 250, 10), _p("12WHGF2K", 520, 264, 20),
+    ]
+    fields = fields_from_phrases(phrases, today=TODAY)
+    assert fields["date_of_birth"] == "1971-01-07"
+    assert fields["document_number"] == "12WHGF2K"
+    # a box further along the line, past a column's gap, is another field's value
+    far = [_p("Date of birth", 300, 250, 10), _p("07", 300, 264, 20), _p("JAN 71", 600, 264, 20)]
+    assert "date_of_birth" not in fields_from_phrases(far, today=TODAY)
+
+
 def test_a_date_still_to_come_is_the_expiry_even_alone():
     phrases = [_p("ANDERSSON", 300, 114, 20), _p("(08'DEC 2031", 300, 314, 20)]
     fields = fields_from_phrases(phrases, today=TODAY)

@@ -526,9 +526,38 @@ def fields_from_phrases(phrases: list[Phrase], today: date | None = None) -> dic
             continue
         used.add(best[1])
         value = _clean_value(name, best[2].text, today)
+        if value is None and name in DATE_FIELDS:
+            value = _date_continued_on_the_line(name, best[2], phrases, used, today)
         if value:
             out[name] = value
     return out
+
+
+DATE_FIELDS = ("date_of_birth", "expiry_date")
+
+
+def _date_continued_on_the_line(name: str, start: Phrase, phrases: list[Phrase], used: set, today: date | None
+                                ) -> str | None:
+    """A labelled date whose value was cut in two text boxes (``07`` | ``JAN/JAN 71``: the day apart from a
+    bilingual month): the value with the next one or two phrases to its right on the same line."""
+    following = sorted(((i, p) for i, p in enumerate(phrases)
+                        if i not in used and p is not start and _same_line_after(start, p) and not _label_field(p.text)),
+                       key=lambda ip: ip[1].x0)
+    text, last = start.text, start
+    for i, p in following[:2]:
+        if p.x0 - last.x1 > 2.5 * max(start.h, 8):
+            break
+        text, last = f"{text} {p.text}", p
+        value = _clean_value(name, text, today)
+        if value:
+            used.add(i)
+            return value
+    return None
+
+
+def _same_line_after(left: Phrase, right: Phrase) -> bool:
+    overlap = min(left.y1, right.y1) - max(left.y0, right.y0)
+    return overlap >= 0.5 * min(left.h, right.h) and right.x0 >= left.x1 - 0.2 * left.h
 
 
 # Most issuers leave I, O and Q out of document numbers, and Tesseract reads a printed 0 as O about as often
