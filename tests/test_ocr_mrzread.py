@@ -122,6 +122,22 @@ def test_a_strip_cache_is_extended_with_more_captures(tmp_path):
         assert json.loads(str(data["info"]))["more_captures"]["start"] == 5
 
 
+def test_extending_an_extended_cache_keeps_the_chain_in_the_recipe(tmp_path):
+    import json
+
+    from docauth.ocr.mrzlines import _extension_recipe, extend_strip_cache
+
+    first, second, third = tmp_path / "a.npz", tmp_path / "b.npz", tmp_path / "c.npz"
+    x = np.zeros((1, LINE_H, LINE_W), np.uint8)
+    y = np.zeros((1, 44), np.int32)
+    np.savez(first, x=x, y=y, xv=x, yv=y, info=json.dumps({"blocks": 1}))
+    extend_strip_cache(first, second, captures=1, start=3)
+    info = extend_strip_cache(second, third, captures=1, start=4)
+    recipe = _extension_recipe(info)
+    assert f"--extend-cache {second} --more-captures 1 --captures-start 4" in recipe
+    assert f"--extend-cache {first} --more-captures 1 --captures-start 3" in recipe
+
+
 def test_extending_a_cache_needs_a_new_cache_file(tmp_path):
     from click.testing import CliRunner
 

@@ -39,8 +39,11 @@ def _echo_err(message: str) -> None:
               help="With --extend-cache: captures to add, from --captures-start on (TRAIN seeds).")
 @click.option("--captures-start", type=click.IntRange(min=0), default=0, show_default=True,
               help="First capture index of --more-captures (past those already in --extend-cache).")
+@click.option("--flat-document-strips", is_flag=True,
+              help="With --more-captures: also cut their strips on the document warped flat (the reader's "
+                   "second search), besides on the photo.")
 def train_mrz(out_dir, blocks, captures, epochs, batch_size, seed, cache, init, learning_rate, degraded_share,
-              extend_cache, more_captures, captures_start):
+              extend_cache, more_captures, captures_start, flat_document_strips):
     """Train the MRZ line recogniser (CTC) on rendered MRZs and synthetic captures."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     from docauth.config import default_models_dir
@@ -51,7 +54,8 @@ def train_mrz(out_dir, blocks, captures, epochs, batch_size, seed, cache, init, 
             raise click.UsageError("--extend-cache needs --cache (the file to write)")
         if cache.exists():
             raise click.UsageError(f"--cache {cache} exists: it would be used as it is, not extended")
-        extend_strip_cache(extend_cache, cache, more_captures, captures_start, log=_echo_err)
+        extend_strip_cache(extend_cache, cache, more_captures, captures_start, log=_echo_err,
+                           flat=flat_document_strips)
     meta = train(out_dir or default_models_dir(), blocks=blocks, captures=captures, epochs=epochs, seed=seed,
                  cache=cache, init=init, batch_size=batch_size, augment_share=degraded_share,
                  learning_rate=learning_rate, log=_echo_err)

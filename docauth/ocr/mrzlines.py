@@ -180,35 +180,65 @@ def rendered_strips(count: int, seed: int, log=None) -> tuple[list, dict]:
     return out, {"blocks": count, "detector_missed": missed}
 
 
-def capture_strips(count: int, seed: int, start: int = 0, log=None) -> tuple[list, dict]:
-    """Strips from synthetic phone and scanner captures, found by the reader's own search."""
+def capture_strips(count: int, seed: int, start: int = 0, log=None, flat: bool = False) -> tuple[list, dict]:
+    """Strips from synthetic phone and scanner captures, found by the reader's own search.
+
+    ``flat``: also those of the reader's second search, on the document warped flat at reading
+    size (:meth:`docauth.ocr.reader.DocumentReader._read_mrz_on_document`): sharper and larger
+    than on the photo, and the search that reads the blurred, small pages the first one missed.
+    """
     import cv2
 
     from docauth.synth import generate_sample
 
     rng = np.random.default_rng(seed + 7)
-    out, missed = [], 0
+    out, missed, flat_missed = [], 0, 0
     t0 = time.time()
     for i in range(start, start + count):
         sample = generate_sample(seed, i, category=("td1_back", "td3_open")[i % 2])
         truth = list(sample.label["mrz"])
         quad = np.array(sample.label["mrz_corners"], np.float32)
-        reading = np.degrees(np.arctan2(*(quad[1] - quad[0])[::-1]))
         gray = cv2.cvtColor(sample.image, cv2.COLOR_RGB2GRAY)
-        hit = None
-        for found in find_mrz_levelled(gray, limit=3):
-            if len(found.block.lines) != len(truth):
-                continue
-            if cv2.pointPolygonTest(quad.reshape(-1, 1, 2), found.centre_in_input(), False) >= 0:
-                hit = found
-                break
-        if hit is None:
-            missed += 1
-            continue
-        out += strips_from_found(hit, truth, flip=_angle_gap(hit.angle, reading) > 90, rng=rng)
+        pairs = _strips_of_zone(gray, quad, truth, rng)
+        missed += not pairs
+        out += pairs
+        if flat:
+            page, homography = _flat_document(gray, np.array(sample.label["corners"], np.float64), rng)
+            flat_quad = cv2.perspectiveTransform(quad.reshape(-1, 1, 2), homography).reshape(-1, 2)
+            pairs = _strips_of_zone(page, flat_quad, truth, rng)
+            flat_missed += not pairs
+            out += pairs
         if log and (i - start + 1) % 500 == 0:
             log(f"  captures {i - start + 1}/{count} ({time.time() - t0:.0f}s, detector missed {missed})")
-    return out, {"captures": count, "detector_missed": missed}
+    info = {"captures": count, "detector_missed": missed}
+    if flat:
+        info["flat_document"] = {"detector_missed": flat_missed}
+    return out, info
+
+
+def _strips_of_zone(gray: np.ndarray, quad: np.ndarray, truth: list[str], rng) -> list:
+    """Strips of the found block lying on the zone ``quad`` (its first line's start first), or none."""
+    import cv2
+
+    reading = np.degrees(np.arctan2(*(quad[1] - quad[0])[::-1]))
+    for found in find_mrz_levelled(gray, limit=3):
+        if len(found.block.lines) != len(truth):
+            continue
+        if cv2.pointPolygonTest(quad.reshape(-1, 1, 2).astype(np.float32), found.centre_in_input(), False) >= 0:
+            return strips_from_found(found, truth, flip=_angle_gap(found.angle, reading) > 90, rng=rng)
+    return []
+
+
+def _flat_document(gray: np.ndarray, corners: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray]:
+    """The document warped flat the way the reader's second search does, from its true corners moved
+    by up to 2 % of its size (the locator's outline is not exact) and listed from the image's top left."""
+    from docauth.ocr.locate import warp
+    from docauth.ocr.reader import DOCUMENT_READ_SIDE
+
+    size = np.linalg.norm(corners[2] - corners[0])
+    moved = corners + rng.uniform(-0.02, 0.02, corners.shape) * size
+    image_order = np.roll(moved, -int(np.argmin(moved.sum(axis=1))), axis=0)
+    return warp(gray, image_order, max_long_side=DOCUMENT_READ_SIDE, min_long_side=DOCUMENT_READ_SIDE)
 
 
 def _arrays(pairs: list) -> tuple[np.ndarray, np.ndarray]:
@@ -229,17 +259,22 @@ def build_dataset(blocks: int, captures: int, seed: int, capture_seed: int, log=
     return {"x": x, "y": y, "info": info}
 
 
-def extend_strip_cache(source: str | Path, target: str | Path, captures: int, start: int, log=None) -> dict:
+def extend_strip_cache(source: str | Path, target: str | Path, captures: int, start: int, log=None,
+                       flat: bool = False) -> dict:
     """``target``: the strips cached in ``source`` plus those of ``captures`` more synthetic captures (TRAIN seeds,
-    indices ``start`` on); the validation strips unchanged. Returns the data description stored with it."""
+    indices ``start`` on; ``flat``: also cut on the document warped flat, see :func:`capture_strips`); the
+    validation strips unchanged. Returns the data description stored with it."""
     from docauth.synth.seeds import TRAIN
 
     x, y, xv, yv, info = _load_strip_cache(source)
-    pairs, more = capture_strips(captures, TRAIN.nth(9303), start=start, log=log)
+    pairs, more = capture_strips(captures, TRAIN.nth(9303), start=start, log=log, flat=flat)
     if pairs:
         x_more, y_more = _arrays(pairs)
         x, y = np.concatenate([x, x_more]), np.concatenate([y, y_more])
+    earlier = info.get("more_captures")
     info["more_captures"] = {**more, "start": start, "strips": len(pairs), "extends": str(source)}
+    if earlier:  # the source was itself extended: keep how, so the chain can be rebuilt
+        info["more_captures"]["source_extended"] = earlier
     np.savez(target, x=x, y=y, xv=xv, yv=yv, info=json.dumps(info))
     return info
 
@@ -254,7 +289,14 @@ def _extension_recipe(info: dict) -> str:
     more = info.get("more_captures")
     if not more or "extends" not in more:
         return ""  # not extended, or extended by hand before --extend-cache (described in the data block)
-    return f" --extend-cache {more['extends']} --more-captures {more['captures']} --captures-start {more['start']}"
+    step = f" --extend-cache {more['extends']} --more-captures {more['captures']} --captures-start {more['start']}"
+    if "flat_document" in more:
+        step += " --flat-document-strips"
+    earlier = more.get("source_extended")
+    if earlier and "extends" in earlier:  # the source cache is built first, the same way
+        step += (f" (after building {more['extends']} with --extend-cache {earlier['extends']}"
+                 f" --more-captures {earlier['captures']} --captures-start {earlier['start']})")
+    return step
 
 
 # --- training ---------------------------------------------------------------------------
