@@ -96,6 +96,15 @@ def test_a_labelled_date_cut_in_two_boxes_is_read_whole():
     assert "date_of_birth" not in fields_from_phrases(far, today=TODAY)
 
 
+def test_specks_read_as_two_small_letters_are_no_name():
+    # Generated front (dev seed): the surname label was illegible and the portrait's edge read "ee".
+    phrases = [_p("RZECZPOSPOLITA POLSKA", 40, 29, 27), _p("Nofnd:Suinanie", 347, 125, 13),
+               _p("ee", 142, 141, 22), _p("KIM", 349, 149, 22), _p("OMAR", 348, 207, 22)]
+    fields = fields_from_phrases(phrases, today=TODAY)
+    fill_from_content(fields, phrases, (631, 1000), today=TODAY)
+    assert (fields["surname"], fields["given_names"]) == ("KIM", "OMAR")
+
+
 def test_a_date_still_to_come_is_the_expiry_even_alone():
     phrases = [_p("ANDERSSON", 300, 114, 20), _p("(08'DEC 2031", 300, 314, 20)]
     fields = fields_from_phrases(phrases, today=TODAY)

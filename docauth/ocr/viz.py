@@ -466,8 +466,10 @@ def fill_from_content(fields: dict, phrases: list[Phrase], shape, today: date | 
         in_header = p.y0 < HEADER_BAND * H and not _under_a_label(p, phrases)
         if in_header or p.h < 0.8 * big or len(letters) < 2 or len(letters) < 0.8 * len(t.replace(" ", "")):
             continue
-        if _mostly_lower_case(t, share=1.0):
-            continue  # a label read badly ("tong agen" for "Given names"): values are printed in capitals
+        if _mostly_lower_case(t, share=1.0, min_letters=2):
+            # a label read badly ("tong agen" for "Given names"), or specks read as "ee", "me": values are
+            # printed in capitals
+            continue
         words = set(_strip_accents(letters).split())
         if words & _HEADER_WORDS or nationality_code(letters, strict=True) or _label_field(t):
             continue
@@ -482,7 +484,7 @@ def fill_from_content(fields: dict, phrases: list[Phrase], shape, today: date | 
         fields["given_names"] = names.pop(0)
 
 
-def _mostly_lower_case(text: str, share: float = 0.5) -> bool:
+def _mostly_lower_case(text: str, share: float = 0.5, min_letters: int = 3) -> bool:
     """More than ``share`` of the letters lower case (all of them at 1.0): a label's small print, read
     badly (documents print names and values in capitals; Tesseract reads some capitals as small letters).
 
@@ -490,10 +492,12 @@ def _mostly_lower_case(text: str, share: float = 0.5) -> bool:
     (True, False, False)
     >>> _mostly_lower_case("Lucia"), _mostly_lower_case("Lucia", share=1.0)
     (True, False)
+    >>> _mostly_lower_case("ee", share=1.0), _mostly_lower_case("ee", share=1.0, min_letters=2)
+    (False, True)
     """
     letters = [c for c in text if c.isalpha()]
     lower = sum(c.islower() for c in letters)
-    return len(letters) >= 3 and (lower == len(letters) if share >= 1.0 else lower > share * len(letters))
+    return len(letters) >= min_letters and (lower == len(letters) if share >= 1.0 else lower > share * len(letters))
 
 
 def fields_from_phrases(phrases: list[Phrase], today: date | None = None) -> dict:
