@@ -159,6 +159,8 @@ def contour_candidates(rgb: np.ndarray) -> list[Located]:
     Proposed by the contours of Canny edges and of colour segments, and by pairs of roughly parallel
     straight edges (Hough segments) that cross at roughly right angles: a card's border broken by glare,
     a finger or a background of the same colour closes no contour but still leaves its four straight lines.
+    Each of the edge maps (:func:`_edge_maps`) proposes its own, with side support measured on that map
+    (``info["edges"]`` names it).
     """
     import cv2
 
