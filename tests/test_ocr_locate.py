@@ -136,3 +136,22 @@ def test_of_quads_on_edges_those_shaped_like_a_document_are_preferred():
     assert choose_quad([portrait_strip, card]) is card
     square_block = quad(200, 200, 0.4, (1.0, 1.0, 1.0, 1.0))
     assert choose_quad([square_block, portrait_strip]) is square_block  # no document shape: as before
+
+
+def test_a_document_the_caller_expects_is_chosen_over_a_larger_one():
+    # Two cards on one table: the search alone takes the larger; told where the document should be (as the
+    # MRZ tells the reader), it stops at the first candidates agreeing with that and returns the expected one.
+    large = [[60, 80], [700, 110], [680, 520], [40, 490]]
+    small = [[760, 420], [1150, 430], [1145, 680], [755, 670]]
+    photo = _photo(large, seed=4)
+    second = _photo(small, seed=5)
+    card_pixels = np.abs(second.astype(int) - _photo([[0, 0], [1, 0], [1, 1], [0, 1]], seed=5).astype(int)).sum(2) > 60
+    photo[card_pixels] = second[card_pixels]
+
+    def near(expected):
+        return lambda corners: np.abs(np.asarray(corners) - np.array(expected, float)).max() < 25
+
+    assert near(large)(locate_document(photo).corners)
+    assert near(small)(locate_document(photo, accept=near(small)).corners)
+    nowhere = locate_document(photo, accept=lambda corners: False)  # nothing agrees: the search's own choice
+    assert near(large)(nowhere.corners)

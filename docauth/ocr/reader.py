@@ -289,7 +289,8 @@ class DocumentReader:
                                              expected=side not in SIDES_WITHOUT_MRZ))
         timings["mrz_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
-        located = locate_document(image, self.outline_model)
+        expected = _zone_agreement(mrz) if mrz is not None and mrz.result.valid else None
+        located = locate_document(image, self.outline_model, accept=expected)
         if (mrz is None or not mrz.result.valid) and located.found and side not in SIDES_WITHOUT_MRZ:
             t_second = time.perf_counter()
             second = _credible(self._read_mrz_on_document(image, located.corners))
@@ -480,12 +481,28 @@ def _checked_against_zone(located, read: MRZRead):
     from docauth.ocr.quad import document_from_zone
 
     predicted = document_from_zone(read.zone_in_reading_order(), read.result.type)
-    if predicted is None:
-        return located
-    diagonal = float(np.linalg.norm(predicted[2] - predicted[0]))
-    if located.found and float(np.linalg.norm(located.corners - predicted, axis=1).max()) <= ZONE_AGREEMENT * diagonal:
+    if predicted is None or (located.found and _agrees(located.corners, predicted)):
         return located
     return Located(predicted, True, located.score, {"method": "mrz_geometry", "outline": located.info.get("method")})
+
+
+def _agrees(corners: np.ndarray, predicted: np.ndarray) -> bool:
+    """Whether located corners lie within ZONE_AGREEMENT of the diagonal of the predicted ones (image order)."""
+    diagonal = float(np.linalg.norm(predicted[2] - predicted[0]))
+    return float(np.linalg.norm(corners - predicted, axis=1).max()) <= ZONE_AGREEMENT * diagonal
+
+
+def _zone_agreement(read: MRZRead):
+    """The locator's ``accept`` test for a read MRZ: corners (their data page, for a booklet) that agree with
+    the document the zone predicts; None for a format without a prediction."""
+    from docauth.ocr.quad import document_from_zone
+
+    predicted = document_from_zone(read.zone_in_reading_order(), read.result.type)
+    if predicted is None:
+        return None
+    if read.result.type in BOOKLET_TYPES:
+        return lambda corners: _agrees(_data_page(corners, read), predicted)
+    return lambda corners: _agrees(corners, predicted)
 
 
 def _data_page(corners: np.ndarray, read: MRZRead) -> np.ndarray:
