@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from docauth.ocr.quad import fit_sides, order_corners, quad_from_contour
+from docauth.ocr.quad import fit_sides, order_corners, order_corners_of, quad_from_contour
 
 TD1_ASPECT = 85.6 / 54.0
 TD3_ASPECT = 125.0 / 88.0
@@ -46,31 +46,10 @@ class Located:
 _NEXT, _PREVIOUS = np.array([1, 2, 3, 0]), np.array([3, 0, 1, 2])  # corner indices, in image order
 
 
-def _score_quad(q: np.ndarray, area_img: float, cv2, ordered: bool = False) -> float:
+def _score_quad(q: np.ndarray, area_img: float) -> float:
     """Plausibility of a quad as a photographed document (0: none), by shape: its share of the image times
-    how equal its opposite sides are. ``ordered``: ``q`` is already in image order TL, TR, BR, BL."""
-    q = q if ordered else order_corners(q)
-    area = cv2.contourArea(q.astype(np.float32))
-    frac = area / area_img
-    if frac < 0.04 or frac > 0.97:
-        return 0.0  # too small to read, or the image frame itself
-    if not cv2.isContourConvex(q.astype(np.float32).reshape(-1, 1, 2)):
-        return 0.0
-    to_next = q[_NEXT] - q
-    sides = np.linalg.norm(to_next, axis=1)
-    w, h = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
-    aspect = max(w, h) / max(1e-6, min(w, h))
-    if aspect > 3.2:
-        return 0.0
-    # A photographed rectangle keeps its corners near right angles.
-    cos = ((q[_PREVIOUS] - q) * to_next).sum(1) / np.maximum(1e-6, sides[_PREVIOUS] * sides)
-    if (np.abs(cos) > 0.55).any():  # outside ~57-123 degrees
-        return 0.0
-    # Opposite sides of a photographed rectangle are roughly equal.
-    para = min(sides[0], sides[2]) / max(sides[0], sides[2]) * min(sides[1], sides[3]) / max(sides[1], sides[3])
-    if para < 0.6:
-        return 0.0
-    return frac * para
+    how equal its opposite sides are (:func:`_shape_scores`)."""
+    return float(_shape_scores(order_corners(q)[None], area_img)[0])
 
 
 def locate_document(rgb: np.ndarray, outline_model=None, accept: Callable[[np.ndarray], bool] | None = None
@@ -245,7 +224,7 @@ def _contour_quads(mask: np.ndarray, name: str, area_img: float, frame: np.ndarr
         ordered = order_corners(q)
         if np.abs(ordered - frame).max() < 0.03 * max(h, w):
             continue  # the image frame itself, not a document in it
-        score = _score_quad(q, area_img, cv2)
+        score = _score_quad(q, area_img)
         if score > 0:
             quads.append((ordered, float(score), _refine_corners(ordered / s, rgb, cv2)))
     return quads
@@ -304,39 +283,67 @@ def _line_candidates(thin_edges: np.ndarray, near_edge: np.ndarray, edge_density
     # Straight lines are found in any texture (noise, a keyboard, text): their quads count only when on edges
     # that stand out from the image's own edge density, and not at all where edges are nearly everywhere
     # (generated captures: at most 42 % of the image near an edge; sensor noise alone: 92 %).
+    quads = line_quads(thin_edges) if edge_density <= MAX_EDGE_DENSITY_FOR_LINES else np.empty((0, 4, 2))
+    scores = _shape_scores(quads, area_img)
+    quads, scores = quads[scores > 0], scores[scores > 0]
     found = []
-    for q in line_quads(thin_edges) if edge_density <= MAX_EDGE_DENSITY_FOR_LINES else ():
-        score = _score_quad(q, area_img, cv2, ordered=True)
-        if score > 0:
-            candidate = Located(q, True, float(score), {"method": "lines", "edges": edge_name,
-                                                        "edge_support": _edge_support(q, near_edge, edge_density)})
-            if _preference(candidate)[0]:
-                candidate.corners = _refine_corners(q / s, rgb, cv2)
-                found.append(candidate)
+    for q, score, support in zip(quads, scores, _edge_supports(quads, near_edge, edge_density)):
+        candidate = Located(q, True, float(score), {"method": "lines", "edges": edge_name, "edge_support": support})
+        if _preference(candidate)[0]:
+            candidate.corners = _refine_corners(q / s, rgb, cv2)
+            found.append(candidate)
     return found
 
 
-def _edge_support(q: np.ndarray, near_edge: np.ndarray, edge_density: float, samples: int = 40
-                  ) -> tuple[float, ...]:
-    """Per side (TL-TR, TR-BR, BR-BL, BL-TL): the share of its middle 80 % lying on ``near_edge``, above
-    what a line drawn anywhere would get from the image's edge density (the share of ``near_edge`` set;
-    0 on noise, where edges are everywhere)."""
+def _shape_scores(quads: np.ndarray, area_img: float) -> np.ndarray:
+    """:func:`_score_quad` of many quads at once, ``quads`` (n, 4, 2) each in image order: 0 for a quad too
+    small to read or the image frame itself (under 4 % or over 97 % of the image), not convex, longer than
+    3.2 times its width, with a corner outside ~57-123 degrees (a photographed rectangle keeps them near
+    right angles) or opposite sides unequal (under 0.6 as a product of both pairs' ratios)."""
+    if not len(quads):
+        return np.zeros(0)
+    to_next = quads[:, _NEXT] - quads
+    cross = to_next[:, _PREVIOUS, 0] * to_next[:, :, 1] - to_next[:, _PREVIOUS, 1] * to_next[:, :, 0]
+    convex = (cross > 0).all(1) | (cross < 0).all(1)
+    x, y = quads[..., 0], quads[..., 1]
+    frac = np.abs((x * y[:, _NEXT] - x[:, _NEXT] * y).sum(1)) / 2 / area_img
+    sides = np.linalg.norm(to_next, axis=2)
+    w, h = (sides[:, 0] + sides[:, 2]) / 2, (sides[:, 1] + sides[:, 3]) / 2
+    aspect = np.maximum(w, h) / np.maximum(1e-6, np.minimum(w, h))
+    cos = ((quads[:, _PREVIOUS] - quads) * to_next).sum(2) / np.maximum(1e-6, sides[:, _PREVIOUS] * sides)
+    para = np.minimum(sides[:, 0], sides[:, 2]) / np.maximum(sides[:, 0], sides[:, 2]) \
+        * np.minimum(sides[:, 1], sides[:, 3]) / np.maximum(sides[:, 1], sides[:, 3])
+    plausible = (frac >= 0.04) & (frac <= 0.97) & convex & (aspect <= 3.2) & (np.abs(cos) <= 0.55).all(1) & (para >= 0.6)
+    return np.where(plausible, frac * para, 0.0)
+
+
+def _edge_supports(quads: np.ndarray, near_edge: np.ndarray, edge_density: float, samples: int = 40
+                   ) -> list[tuple[float, ...]]:
+    """Per side (TL-TR, TR-BR, BR-BL, BL-TL) of each quad (n, 4, 2): the share of its middle 80 % lying on
+    ``near_edge``, above what a line drawn anywhere would get from the image's edge density (the share of
+    ``near_edge`` set; 0 on noise, where edges are everywhere)."""
     h, w = near_edge.shape
     density = min(0.95, edge_density)
-    t = np.linspace(0.1, 0.9, samples)[None, :, None]
-    starts, ends = q[:, None, :], np.roll(q, -1, 0)[:, None, :]
-    pts = starts + (ends - starts) * t  # (side, sample, xy)
+    quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    t = np.linspace(0.1, 0.9, samples)[None, None, :, None]
+    starts, ends = quads[:, :, None, :], quads[:, _NEXT, None, :]
+    pts = starts + (ends - starts) * t  # (quad, side, sample, xy)
     inside = (pts[..., 0] >= 0) & (pts[..., 0] <= w - 1) & (pts[..., 1] >= 0) & (pts[..., 1] <= h - 1)
     x = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
     y = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
-    shares = ((near_edge[y, x] > 0) & inside).sum(1) / samples
-    return tuple(round(max(0.0, float(share) - density) / (1.0 - density), 3) for share in shares)
+    shares = ((near_edge[y, x] > 0) & inside).sum(2) / samples
+    return [tuple(round(max(0.0, share - density) / (1.0 - density), 3) for share in row) for row in shares.tolist()]
+
+
+def _edge_support(q: np.ndarray, near_edge: np.ndarray, edge_density: float) -> tuple[float, ...]:
+    """:func:`_edge_supports` of one quad."""
+    return _edge_supports(q[None], near_edge, edge_density)[0]
 
 
 MAX_LINES = 14  # strongest merged straight edges combined into quads (14 lines: at most a few hundred quads)
 
 
-def line_quads(edges: np.ndarray) -> list[np.ndarray]:
+def line_quads(edges: np.ndarray) -> np.ndarray:
     """Quads (image order TL, TR, BR, BL) from the strongest straight edges of a Canny map.
 
     Hough segments are merged into lines (same direction within 5 degrees, same offset within 2 % of the
@@ -350,7 +357,7 @@ def line_quads(edges: np.ndarray) -> list[np.ndarray]:
     segments = cv2.HoughLinesP(edges, 1, np.pi / 180, threshold=40, minLineLength=int(0.12 * size),
                                maxLineGap=int(0.02 * size) + 3)
     if segments is None:
-        return []
+        return np.empty((0, 4, 2))
     seg = segments.reshape(-1, 4).astype(np.float64)
     lengths = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
     angles = np.arctan2(seg[:, 3] - seg[:, 1], seg[:, 2] - seg[:, 0]) % np.pi
@@ -371,20 +378,19 @@ def line_quads(edges: np.ndarray) -> list[np.ndarray]:
              if _angle_apart(lines[i][0], lines[j][0]) < np.radians(20)]
     crossings = {(a, b): _crossing(lines[a], lines[b]) for a in range(len(lines)) for b in range(len(lines))
                  if a != b and _angle_apart(lines[a][0], lines[b][0]) >= np.radians(55)}
-    quads = []
+    corners = []
     for p, (i, j) in enumerate(pairs):
         for k, m in pairs[p + 1:]:
             if len({i, j, k, m}) < 4 or (i, k) not in crossings:
                 continue
-            corners = [crossings.get(key) for key in ((i, k), (k, j), (j, m), (m, i))]
-            if any(c is None for c in corners):
-                continue
-            q = np.array(corners)
-            if (q[:, 0] < -0.1 * w).any() or (q[:, 0] > 1.1 * w).any() or (q[:, 1] < -0.1 * h).any() \
-                    or (q[:, 1] > 1.1 * h).any():
-                continue
-            quads.append(order_corners(q))
-    return quads
+            four = [crossings.get(key) for key in ((i, k), (k, j), (j, m), (m, i))]
+            if all(c is not None for c in four):
+                corners.append(four)
+    if not corners:
+        return np.empty((0, 4, 2))
+    q = np.array(corners, np.float64)
+    inside = ((q[..., 0] >= -0.1 * w) & (q[..., 0] <= 1.1 * w) & (q[..., 1] >= -0.1 * h) & (q[..., 1] <= 1.1 * h)).all(1)
+    return order_corners_of(q[inside])
 
 
 def _angle_apart(a: float, b: float) -> float:

@@ -20,6 +20,20 @@ def order_corners(pts: np.ndarray) -> np.ndarray:
 _FOUR = np.arange(4)
 
 
+def order_corners_of(quads: np.ndarray) -> np.ndarray:
+    """:func:`order_corners` of many quads at once: (n, 4, 2) -> (n, 4, 2).
+
+    >>> order_corners_of(np.float64([[[9, 9], [0, 0], [9, 0], [0, 9]]])).tolist()
+    [[[0.0, 0.0], [9.0, 0.0], [9.0, 9.0], [0.0, 9.0]]]
+    """
+    quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    c = quads.mean(1, keepdims=True)
+    ang = np.arctan2(quads[..., 1] - c[..., 1], quads[..., 0] - c[..., 0])
+    pts = np.take_along_axis(quads, np.argsort(ang, axis=1)[..., None], 1)
+    k = np.argmin(pts.sum(2), axis=1)
+    return np.take_along_axis(pts, ((_FOUR[None, :] + k[:, None]) % 4)[..., None], 1)
+
+
 def quad_from_contour(cnt, cv2) -> np.ndarray | None:
     """Four corners of a contour: a 4-gon fit of its hull, else its min-area box when the hull fills it."""
     hull = cv2.convexHull(cnt)
