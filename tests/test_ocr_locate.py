@@ -155,3 +155,17 @@ def test_a_document_the_caller_expects_is_chosen_over_a_larger_one():
     assert near(small)(locate_document(photo, accept=near(small)).corners)
     nowhere = locate_document(photo, accept=lambda corners: False)  # nothing agrees: the search's own choice
     assert near(large)(nowhere.corners)
+
+
+def test_without_a_read_mrz_a_quad_shaped_like_an_open_booklet_is_not_preferred():
+    from docauth.ocr.locate import DOCUMENT_ASPECTS, ONE_DOCUMENT_ASPECTS, Located, choose_quad
+
+    def quad(width, height, score, support):
+        corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], float)
+        return Located(corners, True, score, {"edge_support": support})
+
+    # A card front and a longer strip of table edge and card (2.84 to 1, a booklet spread's shape).
+    card = quad(317, 200, 0.30, (0.7, 0.7, 0.7, 0.7))
+    spread_shaped = quad(568, 200, 0.45, (0.75, 0.75, 0.75, 0.75))
+    assert choose_quad([card, spread_shaped], DOCUMENT_ASPECTS) is spread_shaped
+    assert choose_quad([card, spread_shaped], ONE_DOCUMENT_ASPECTS) is card

@@ -90,7 +90,7 @@ def test_a_page_read_poorly_in_its_outline_is_read_on_the_whole_photo(reader, mo
     # Fault injected: the outline found is a patch of the portrait, not the card (as on scans filling the frame).
     patch = np.array([[0.72, 0.3], [0.9, 0.3], [0.9, 0.6], [0.72, 0.6]]) * [width, height]
     monkeypatch.setattr(locate, "locate_document",
-                        lambda image, model=None, accept=None: locate.Located(patch, True, 1.0, {}))
+                        lambda image, model=None, accept=None, shapes=None: locate.Located(patch, True, 1.0, {}))
     result = reader(doc.image)
     assert "viz_whole_frame_ms" in result.timings_ms
     assert field_equal("surname", result.fields["surname"], doc.fields["surname"]), result.viz
@@ -123,7 +123,8 @@ def test_a_whole_photo_turned_the_wrong_way_is_read_the_other_way_up(reader, mon
     # grass or a keyboard, whose strokes outvote the card's text lines).
     patch = np.array([[0.72, 0.3], [0.9, 0.3], [0.9, 0.6], [0.72, 0.6]]) * [width, height]
     outline = locate.Located(patch, True, 1.0, {}) if located else locate.Located(frame, False, 0.0, {})
-    monkeypatch.setattr(locate, "locate_document", lambda image, model=None, accept=None: outline)
+    monkeypatch.setattr(locate, "locate_document",
+                        lambda image, model=None, accept=None, shapes=None: outline)
     monkeypatch.setattr(reader_module, "_orient_by_text", lambda gray, engine=None, landscape=None: 180)
     result = reader(doc.image)
     assert result.document.rotation == 0

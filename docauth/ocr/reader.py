@@ -280,7 +280,7 @@ class DocumentReader:
         """
         import cv2
 
-        from docauth.ocr.locate import document_corners, locate_document, rotate_quarter, warp
+        from docauth.ocr.locate import ONE_DOCUMENT_ASPECTS, document_corners, locate_document, rotate_quarter, warp
 
         timings = {} if timings is None else timings
         image = _as_rgb(image)
@@ -290,7 +290,9 @@ class DocumentReader:
         timings["mrz_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         expected = _zone_agreement(mrz) if mrz is not None and mrz.result.valid else None
-        located = locate_document(image, self.outline_model, accept=expected)
+        # No MRZ read: not an open booklet (its spread shows the data page's zone), so prefer one document's shape.
+        located = locate_document(image, self.outline_model, accept=expected,
+                                  shapes=ONE_DOCUMENT_ASPECTS if mrz is None else None)
         if (mrz is None or not mrz.result.valid) and located.found and side not in SIDES_WITHOUT_MRZ:
             t_second = time.perf_counter()
             second = _credible(self._read_mrz_on_document(image, located.corners))
