@@ -160,3 +160,16 @@ def test_agreement_with_the_mrz():
     assert compare_field("document_number", "AB 123456", "AB123456") is True
     assert compare_field("date_of_birth", "1980-03-01", "1980-03-02") is False
     assert compare_field("sex", None, "F") is None
+
+
+def test_two_labels_read_as_one_phrase_give_each_field_the_value_under_its_own_label():
+    from docauth.ocr.viz import Phrase, fields_from_phrases
+
+    phrases = [
+        Phrase("DATE DE NAISSANCE / DATE OF BIRTH   N DU DOCUMENT / DOCUMENT NO", 356, 274, 938, 289, 90.0),
+        Phrase("T22000129", 670, 296, 825, 317, 90.0),
+        Phrase("23 JAN 2008", 357, 299, 547, 319, 90.0),
+    ]
+    fields = fields_from_phrases(phrases)
+    assert fields["date_of_birth"] == "2008-01-23"
+    assert fields["document_number"] == "T22000129"

@@ -248,6 +248,29 @@ def _label_field(text: str) -> str | None:
     return closest if score >= 80 else None
 
 
+def _label_fields(text: str) -> list[str]:
+    """Every field a label phrase names: two labels side by side are often read as one phrase. The first is
+    :func:`_label_field`'s; any other field's keyword counts where it is no part of a label we do not read.
+
+    >>> _label_fields("DATE DE NAISSANCE / DATE OF BIRTH N DU DOCUMENT / DOCUMENT NO")
+    ['date_of_birth', 'document_number']
+    >>> _label_fields("DATE OF ISSUE   DOCUMENT NO"), _label_fields("PLACE OF BIRTH   SEX")
+    (['document_number'], ['sex'])
+    """
+    first = _label_field(text)
+    found = [first] if first else []
+    t = _strip_accents(text.lower())
+    not_read = [m.span() for key in NON_FIELD_LABELS for m in re.finditer(re.escape(key), t)]
+    for key, name in LABEL_KEYWORDS:
+        if name in found:
+            continue
+        for m in re.finditer(r"(?:^|(?<=[^a-z]))" + re.escape(key) + r"(?=$|[^a-z])", t):
+            if not any(a <= m.start() < b for a, b in not_read):
+                found.append(name)
+                break
+    return found
+
+
 def _closest_label(text: str) -> tuple[str | None, float]:
     """(field or None for a non-field label, similarity 0-100) of the best-matching part of a label."""
     from rapidfuzz import fuzz
@@ -501,26 +524,32 @@ def _mostly_lower_case(text: str, share: float = 0.5, min_letters: int = 3) -> b
 
 
 def fields_from_phrases(phrases: list[Phrase], today: date | None = None) -> dict:
-    labels = []
-    for p in phrases:
-        name = _label_field(p.text)
-        if name:
-            labels.append((name, p))
+    labels = [(name, p) for p in phrases for name in _label_fields(p.text)]
     out: dict = {}
     used = set()
     for name, lab in sorted(labels, key=lambda t: t[1].y0):
         if name in out:
             continue
         best = None
+        near = max(2.5 * lab.h, 25)
+        # Two labels side by side read as one phrase ('DATE OF BIRTH  DOCUMENT NO'): the field named far into
+        # it takes the value that starts nearest before its keyword, not the one under the phrase's start.
+        keyword_x = _keyword_x(name, lab)
+        merged = keyword_x - lab.x0 > near
         for i, p in enumerate(phrases):
             if p is lab or i in used or _label_field(p.text):
                 continue
             dy = p.y0 - lab.y1
             if not (-0.3 * lab.h <= dy <= 2.2 * max(lab.h, 8)):
                 continue
-            dx = abs(p.x0 - lab.x0)
-            if dx > max(2.5 * lab.h, 25):
-                continue
+            if merged:
+                if not (lab.x0 - near <= p.x0 <= keyword_x + near):
+                    continue
+                dx = max(0.0, keyword_x - p.x0)
+            else:
+                dx = abs(p.x0 - lab.x0)
+                if dx > near:
+                    continue
             if p.h < 0.8 * lab.h:
                 continue  # another small label, not a value
             score = dy + dx + (3 * lab.h if _mostly_lower_case(p.text) else 0)
@@ -538,6 +567,23 @@ def fields_from_phrases(phrases: list[Phrase], today: date | None = None) -> dic
 
 
 DATE_FIELDS = ("date_of_birth", "expiry_date")
+
+
+def _keyword_x(name: str, label: Phrase) -> float:
+    """Where in ``label`` the first keyword of field ``name`` starts (x, in proportion to the characters before
+    it); the label's start when no keyword of it is there (a label matched fuzzily).
+
+    >>> _keyword_x("document_number", Phrase("DATE OF BIRTH    DOCUMENT NO", 100, 0, 380, 12, 90.0))
+    270.0
+    >>> _keyword_x("date_of_birth", Phrase("DATE OF BIRTH    DOCUMENT NO", 100, 0, 380, 12, 90.0))
+    100.0
+    """
+    t = _strip_accents(label.text.lower())
+    starts = [m.start() for key, field_name in LABEL_KEYWORDS if field_name == name
+              for m in re.finditer(r"(?:^|(?<=[^a-z]))" + re.escape(key) + r"(?=$|[^a-z])", t)]
+    if not starts or not t:
+        return label.x0
+    return label.x0 + (label.x1 - label.x0) * min(starts) / len(t)
 
 
 def _date_continued_on_the_line(name: str, start: Phrase, phrases: list[Phrase], used: set, today: date | None
