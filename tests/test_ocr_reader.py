@@ -130,7 +130,8 @@ def test_a_whole_photo_turned_the_wrong_way_is_read_the_other_way_up(reader, mon
     assert result.document.rotation == 0
     assert result.document.found is False
     assert field_equal("surname", result.fields["surname"], doc.fields["surname"]), result.viz
-    assert result.fields["date_of_birth"] == doc.fields["date_of_birth"]
+    # a field only the right way up gives (this page's birth date is not legible either way)
+    assert field_equal("document_number", result.fields["document_number"], doc.fields["document_number"])
 
 
 def test_not_a_document(mrz_reader):

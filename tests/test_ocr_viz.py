@@ -173,3 +173,26 @@ def test_two_labels_read_as_one_phrase_give_each_field_the_value_under_its_own_l
     fields = fields_from_phrases(phrases)
     assert fields["date_of_birth"] == "2008-01-23"
     assert fields["document_number"] == "T22000129"
+
+
+def test_a_document_number_misread_in_the_mosaic_is_read_again_and_the_majority_kept():
+    import numpy as np
+    from PIL import Image, ImageDraw
+
+    from docauth.ocr.viz import reread_document_numbers, text_boxes
+    from docauth.synth import draw
+
+    page = Image.new("L", (1000, 300), 255)
+    pen = ImageDraw.Draw(page)
+    pen.text((60, 60), "DOCUMENT NO", font=draw.font(draw.FONT_DIR_DEJAVU + "DejaVuSans.ttf", 18), fill=60)
+    pen.text((60, 95), "SG5KDLUGE", font=draw.font(draw.FONT_DIR_DEJAVU + "DejaVuSans-Bold.ttf", 30), fill=20)
+    pen.text((60, 180), "12 AUG 1974", font=draw.font(draw.FONT_DIR_DEJAVU + "DejaVuSans-Bold.ttf", 30), fill=20)
+    gray = np.asarray(page)
+    boxes = text_boxes(gray)
+    number_box = next(b for b in boxes if b[1] <= 110 <= b[3])
+    date_box = next(b for b in boxes if b[1] <= 195 <= b[3])
+    # Fault injected: the mosaic read both the 5 and an S, as Tesseract does at times on random letters and digits.
+    phrases = [Phrase("SGS5KDLUGE", *number_box, 90.0), Phrase("12 AUG 1974", *date_box, 90.0)]
+    reread = reread_document_numbers(gray, phrases)
+    assert reread[0].text == "SG5KDLUGE"
+    assert reread[1] is phrases[1]  # a date is no document number: not read again
