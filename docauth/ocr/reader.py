@@ -358,7 +358,9 @@ class DocumentReader:
             from docauth.ocr.viz import read_printed
 
             t = time.perf_counter()
-            viz, phrases = read_printed(upright, mrz_top=_mrz_top(mrz), engine=self.tesseract)
+            # a valid MRZ gives the document number (check digit and all): its printed copy is not read twice
+            viz, phrases = read_printed(upright, mrz_top=_mrz_top(mrz), engine=self.tesseract,
+                                        reread_numbers=mrz is None or not mrz.valid)
             timings["viz_ms"] = (time.perf_counter() - t) * 1000
             if mrz is None and _fields_read(viz) <= POOR_PRINTED_READ:
                 t = time.perf_counter()

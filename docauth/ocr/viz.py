@@ -290,8 +290,11 @@ def _closest_label(text: str) -> tuple[str | None, float]:
 
 
 def read_printed(upright_rgb: np.ndarray, *, mrz_top: float | None = None, width: int = 1000,
-                 today: date | None = None, text_h: int = 24, engine=None) -> tuple[dict, list[Phrase]]:
+                 today: date | None = None, text_h: int = 24, engine=None, reread_numbers: bool = True
+                 ) -> tuple[dict, list[Phrase]]:
     """(field -> normalised printed value, every phrase read).
+
+    ``reread_numbers``: read what looks like a document number again (:func:`reread_document_numbers`).
 
     Text boxes are found with morphology (cheap), each box is cut from the
     grayscale document, scaled to a common text height and stacked into one
@@ -312,7 +315,8 @@ def read_printed(upright_rgb: np.ndarray, *, mrz_top: float | None = None, width
         gray = gray[: int(gray.shape[0] * mrz_top)]
     boxes = text_boxes(gray)
     phrases = ocr_boxes(gray, boxes, text_h=text_h, engine=engine)
-    phrases = reread_document_numbers(gray, phrases, engine=engine)
+    if reread_numbers:
+        phrases = reread_document_numbers(gray, phrases, engine=engine)
     fields = fields_from_phrases(phrases, today=today)
     fill_from_content(fields, phrases, gray.shape, today=today)
     return fields, phrases
