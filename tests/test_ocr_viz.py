@@ -196,3 +196,15 @@ def test_a_document_number_misread_in_the_mosaic_is_read_again_and_the_majority_
     reread = reread_document_numbers(gray, phrases)
     assert reread[0].text == "SG5KDLUGE"
     assert reread[1] is phrases[1]  # a date is no document number: not read again
+
+
+def test_an_unlabelled_two_digit_year_due_soon_is_the_expiry_not_a_birth_long_ago():
+    fields: dict = {}
+    fill_from_content(fields, [Phrase("12 FEB/FEV 33", 60, 300, 260, 320, 90.0)], (640, 1000),
+                      today=date(2026, 11, 24))
+    assert fields.get("date_of_birth") is None
+    assert fields["expiry_date"] == "2033-02-12"
+    fields = {}
+    fill_from_content(fields, [Phrase("12 FEB 1933", 60, 300, 260, 320, 90.0)], (640, 1000),
+                      today=date(2026, 11, 24))
+    assert fields["date_of_birth"] == "1933-02-12"  # a four-digit year says which it is

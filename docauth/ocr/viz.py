@@ -490,6 +490,9 @@ def _under_a_label(value: Phrase, phrases: list[Phrase]) -> bool:
                and label_above((p.x0, p.y0, p.x1, p.y1), box) for p in phrases)
 
 
+EXPIRY_HORIZON_YEARS = 15
+
+
 def fill_from_content(fields: dict, phrases: list[Phrase], shape, today: date | None = None) -> None:
     """Fields whose label was not read, recognised by what they look like (in place)."""
     today = today or date.today()
@@ -500,16 +503,21 @@ def fill_from_content(fields: dict, phrases: list[Phrase], shape, today: date | 
         d_exp = normalise_date(p.text, kind="expiry", today=today)
         if d or d_exp:
             dates.append((p, d, d_exp))
+    # A two-digit year that reads as an expiry in the next EXPIRY_HORIZON_YEARS ("12 FEB 33") is that expiry,
+    # not a birth 93 years ago: a card's validity is common, a holder that old rare.
+    horizon = date(today.year + EXPIRY_HORIZON_YEARS, today.month, min(today.day, 28)).isoformat()
+    coming = {id(p) for p, d, e in dates if e is not None and e != d and today.isoformat() < e <= horizon}
+    birth_phrase = None
     if "date_of_birth" not in fields:
         # not the labelled expiry again: "14 APR 33" also reads as a birth in 1933
-        births = [d for _p, d, e in dates if d and d <= today.isoformat()
-                  and (e is None or e != fields.get("expiry_date"))]
+        births = [(d, p) for p, d, e in dates if d and d <= today.isoformat()
+                  and (e is None or e != fields.get("expiry_date")) and id(p) not in coming]
         if births:
-            fields["date_of_birth"] = min(births)
+            fields["date_of_birth"], birth_phrase = min(births, key=lambda dp: dp[0])
     if "expiry_date" not in fields:
-        exps = [e for _p, _d, e in dates if e and e != fields.get("date_of_birth")]
+        exps = [e for p, _d, e in dates if e and e != fields.get("date_of_birth") and p is not birth_phrase]
         # a date alone is the expiry only when it cannot be a birth date (it is still to come)
-        future = [e for _p, d, e in dates if e and (d is None or d > today.isoformat())]
+        future = [e for p, d, e in dates if e and (d is None or d > today.isoformat() or id(p) in coming)]
         if len(exps) >= 1 and (len(dates) >= 2 or "date_of_birth" in fields or future):
             fields["expiry_date"] = max(exps)
     used = {p.text for p, _d, _e in dates}
