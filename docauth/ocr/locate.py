@@ -46,12 +46,6 @@ class Located:
 _NEXT, _PREVIOUS = np.array([1, 2, 3, 0]), np.array([3, 0, 1, 2])  # corner indices, in image order
 
 
-def _score_quad(q: np.ndarray, area_img: float) -> float:
-    """Plausibility of a quad as a photographed document (0: none), by shape: its share of the image times
-    how equal its opposite sides are (:func:`_shape_scores`)."""
-    return float(_shape_scores(order_corners(q)[None], area_img)[0])
-
-
 def locate_document(rgb: np.ndarray, outline_model=None, accept: Callable[[np.ndarray], bool] | None = None,
                     shapes: tuple[float, ...] | None = None) -> Located:
     """The document's quad; ``outline_model`` (the runtime handle of the outline model) when loaded.
@@ -140,10 +134,7 @@ ASPECT_TOLERANCE = 0.1
 
 
 def _document_shaped(corners: np.ndarray, shapes: tuple[float, ...] = DOCUMENT_ASPECTS) -> bool:
-    q = order_corners(np.asarray(corners, np.float64))
-    sides = np.linalg.norm(q - np.roll(q, -1, 0), axis=1)
-    w, h = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
-    aspect = max(w, h) / max(1e-6, min(w, h))
+    aspect = float(_aspects(np.linalg.norm(_to_next(order_corners(corners)[None]), axis=2))[0])
     return any(abs(aspect / a - 1) <= ASPECT_TOLERANCE for a in shapes)
 
 
@@ -231,9 +222,9 @@ def _contour_quads(mask: np.ndarray, name: str, area_img: float, frame: np.ndarr
         ordered = order_corners(q)
         if np.abs(ordered - frame).max() < 0.03 * max(h, w):
             continue  # the image frame itself, not a document in it
-        score = _score_quad(q, area_img)
+        score = float(_shape_scores(ordered[None], area_img)[0])
         if score > 0:
-            quads.append((ordered, float(score), _refine_corners(ordered / s, rgb, cv2)))
+            quads.append((ordered, score, _refine_corners(ordered / s, rgb, cv2)))
     return quads
 
 
@@ -303,25 +294,35 @@ def _line_candidates(thin_edges: np.ndarray, near_edge: np.ndarray, edge_density
 
 
 def _shape_scores(quads: np.ndarray, area_img: float) -> np.ndarray:
-    """:func:`_score_quad` of many quads at once, ``quads`` (n, 4, 2) each in image order: 0 for a quad too
-    small to read or the image frame itself (under 4 % or over 97 % of the image), not convex, longer than
+    """Plausibility of each quad (n, 4, 2; image order) as a photographed document, by shape: its share of the
+    image times how equal its opposite sides are; 0 for a quad too small to read or the image frame itself (under 4 % or over 97 % of the image), not convex, longer than
     3.2 times its width, with a corner outside ~57-123 degrees (a photographed rectangle keeps them near
     right angles) or opposite sides unequal (under 0.6 as a product of both pairs' ratios)."""
     if not len(quads):
         return np.zeros(0)
-    to_next = quads[:, _NEXT] - quads
+    to_next = _to_next(quads)
     cross = to_next[:, _PREVIOUS, 0] * to_next[:, :, 1] - to_next[:, _PREVIOUS, 1] * to_next[:, :, 0]
     convex = (cross > 0).all(1) | (cross < 0).all(1)
     x, y = quads[..., 0], quads[..., 1]
     frac = np.abs((x * y[:, _NEXT] - x[:, _NEXT] * y).sum(1)) / 2 / area_img
     sides = np.linalg.norm(to_next, axis=2)
-    w, h = (sides[:, 0] + sides[:, 2]) / 2, (sides[:, 1] + sides[:, 3]) / 2
-    aspect = np.maximum(w, h) / np.maximum(1e-6, np.minimum(w, h))
+    aspect = _aspects(sides)
     cos = ((quads[:, _PREVIOUS] - quads) * to_next).sum(2) / np.maximum(1e-6, sides[:, _PREVIOUS] * sides)
     para = np.minimum(sides[:, 0], sides[:, 2]) / np.maximum(1e-9, np.maximum(sides[:, 0], sides[:, 2])) \
         * np.minimum(sides[:, 1], sides[:, 3]) / np.maximum(1e-9, np.maximum(sides[:, 1], sides[:, 3]))
     plausible = (frac >= 0.04) & (frac <= 0.97) & convex & (aspect <= 3.2) & (np.abs(cos) <= 0.55).all(1) & (para >= 0.6)
     return np.where(plausible, frac * para, 0.0)
+
+
+def _to_next(quads: np.ndarray) -> np.ndarray:
+    """Each corner's vector to the next (n, 4, 2): the sides TL-TR, TR-BR, BR-BL, BL-TL."""
+    return quads[:, _NEXT] - quads
+
+
+def _aspects(sides: np.ndarray) -> np.ndarray:
+    """Long over short of quads with these side lengths (n, 4), opposite sides averaged."""
+    w, h = (sides[:, 0] + sides[:, 2]) / 2, (sides[:, 1] + sides[:, 3]) / 2
+    return np.maximum(w, h) / np.maximum(1e-6, np.minimum(w, h))
 
 
 def _edge_supports(quads: np.ndarray, near_edge: np.ndarray, edge_density: float, samples: int = 40

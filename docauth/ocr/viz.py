@@ -261,14 +261,22 @@ def _label_fields(text: str) -> list[str]:
     found = [first] if first else []
     t = _strip_accents(text.lower())
     not_read = [m.span() for key in NON_FIELD_LABELS for m in re.finditer(re.escape(key), t)]
-    for key, name in LABEL_KEYWORDS:
+    for name, keyword in _KEYWORD_PATTERNS:
         if name in found:
             continue
-        for m in re.finditer(r"(?:^|(?<=[^a-z]))" + re.escape(key) + r"(?=$|[^a-z])", t):
+        for m in keyword.finditer(t):
             if not any(a <= m.start() < b for a, b in not_read):
                 found.append(name)
                 break
     return found
+
+
+def _keyword_pattern(key: str) -> re.Pattern:
+    """A label keyword as a whole word (or words) of lower-case text."""
+    return re.compile(r"(?:^|(?<=[^a-z]))" + re.escape(key) + r"(?=$|[^a-z])")
+
+
+_KEYWORD_PATTERNS = [(name, _keyword_pattern(key)) for key, name in LABEL_KEYWORDS]  # (field, pattern), in order
 
 
 def _closest_label(text: str) -> tuple[str | None, float]:
@@ -432,8 +440,12 @@ def reread_document_numbers(gray: np.ndarray, phrases: list[Phrase], engine=None
 
 
 def _looks_like_document_number(text: str) -> bool:
-    return bool(_DOCNO.match(re.sub(r"[^A-Z0-9]", "", text.upper()) or "-")) and not _label_field(text) \
-        and normalise_date(text) is None
+    return _shaped_like_document_number(text) and not _label_field(text) and normalise_date(text) is None
+
+
+def _shaped_like_document_number(text: str) -> bool:
+    """6-10 letters and digits, one digit at least, as read (separators aside)."""
+    return bool(_DOCNO.match(re.sub(r"[^A-Z0-9]", "", text.upper()) or "-"))
 
 
 def _majority_read(reads: list[str | None]) -> str:
@@ -523,7 +535,7 @@ def fill_from_content(fields: dict, phrases: list[Phrase], shape, today: date | 
     used = {p.text for p, _d, _e in dates}
     if "document_number" not in fields:
         cands = [printed_document_number(p.text) for p in phrases
-                 if _DOCNO.match(re.sub(r"[^A-Z0-9]", "", p.text.upper()) or "-") and p.text not in used
+                 if _shaped_like_document_number(p.text) and p.text not in used
                  and len(p.text.split()) == 1]
         if cands:
             # printed twice on many cards (field and corner): prefer the repeated one
@@ -642,8 +654,7 @@ def _keyword_x(name: str, label: Phrase) -> float:
     100.0
     """
     t = _strip_accents(label.text.lower())
-    starts = [m.start() for key, field_name in LABEL_KEYWORDS if field_name == name
-              for m in re.finditer(r"(?:^|(?<=[^a-z]))" + re.escape(key) + r"(?=$|[^a-z])", t)]
+    starts = [m.start() for field_name, keyword in _KEYWORD_PATTERNS if field_name == name for m in keyword.finditer(t)]
     if not starts or not t:
         return label.x0
     return label.x0 + (label.x1 - label.x0) * min(starts) / len(t)
