@@ -149,3 +149,40 @@ def test_extending_a_cache_needs_a_new_cache_file(tmp_path):
     assert result.exit_code == 2 and "--extend-cache needs --cache" in result.output
     result = CliRunner().invoke(train_mrz, ["--extend-cache", str(source), "--cache", str(source)])
     assert result.exit_code == 2 and "exists" in result.output
+
+
+def _motion_blurred_td3(tilt: float, blur_px: int) -> tuple[np.ndarray, np.ndarray]:
+    """A TD3 zone on a page, smeared sideways (a hand moving), turned by ``tilt`` degrees: (image, zone centre)."""
+    from docauth.ocr.mrzrender import random_mrz, render_block
+
+    rng = np.random.default_rng(SEED)
+    block = render_block(rng, random_mrz(rng, "TD3"), pitch_px=15)
+    page = np.full((block.shape[0] + 400, block.shape[1] + 300), int(np.median(block)), np.uint8)
+    page[200:200 + block.shape[0], 150:150 + block.shape[1]] = block
+    smeared = cv2.filter2D(page, -1, np.full((1, blur_px), 1.0 / blur_px))
+    turned, m = rotate_degrees(smeared, -tilt)
+    centre = m @ np.array([150 + block.shape[1] / 2, 200 + block.shape[0] / 2, 1.0])
+    return turned, centre
+
+
+def test_welded_text_direction_under_motion_blur():
+    """Glyphs smeared into runs: the runs' own axes still give the direction of the lines."""
+    from docauth.ocr.mrzread import welded_text_angle
+
+    sharp, _centre = _motion_blurred_td3(tilt=3.5, blur_px=1)
+    truth = text_angle(sharp)  # the rendered zone leans a little of its own
+    gray, _centre = _motion_blurred_td3(tilt=3.5, blur_px=13)
+    assert text_angle(gray) is None  # too few single glyphs left
+    angle = welded_text_angle(gray)
+    assert angle is not None and _apart(angle, truth, 180) < 0.5, (angle, truth)
+
+
+def test_a_zone_welded_into_runs_is_still_found():
+    """A line whose glyphs ran into a few blobs counts by its length, not its number of blobs."""
+    from docauth.ocr.mrzread import find_mrz_at, welded_text_angle
+
+    gray, centre = _motion_blurred_td3(tilt=3.5, blur_px=7)
+    assert find_mrz_levelled(gray) == []  # by single glyphs: not found
+    found = find_mrz_at(gray, welded_text_angle(gray))
+    assert found and len(found[0].block.lines) == 2
+    assert np.hypot(*(np.array(found[0].centre_in_input()) - centre)) < 20

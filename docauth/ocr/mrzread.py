@@ -21,6 +21,10 @@ import numpy as np
 
 LINE_H, LINE_W = 32, 768  # line recogniser input: a line stretched to the width, glyphs ~19 px tall
 LINE_LENGTHS = {3: (30,), 2: (44, 36)}
+SAME_DIRECTION = 4.0  # degrees: text directions closer than this are searched as one
+# A text line is 8 components at least, or, when blur has welded its glyphs into runs (a blurred MRZ line
+# comes apart into a few blobs, under motion blur into one), as long as MIN_WELDED_CHARACTERS glyphs.
+MIN_LINE_COMPONENTS, MIN_WELDED_CHARACTERS = 8, 18
 
 
 @dataclass
@@ -127,9 +131,11 @@ def _chain_lines(boxes: np.ndarray) -> list[np.ndarray]:
     graph = coo_matrix((np.ones(int(near.sum()), np.int8), (a[near], c[near])), shape=(n, n))
     _count, labels = connected_components(graph, directed=False)
     sizes = np.bincount(labels)
+    glyphs = np.bincount(labels, weights=np.maximum(1, np.round(b[:, 2] / np.maximum(hh, 1))))
     # Lines in x order of their first component (members stay in x order).
     _, first_member = np.unique(labels, return_index=True)
-    return [b[labels == k] for k in np.argsort(first_member, kind="stable") if sizes[k] >= 4]
+    return [b[labels == k] for k in np.argsort(first_member, kind="stable")
+            if sizes[k] >= 4 or glyphs[k] >= MIN_WELDED_CHARACTERS]
 
 
 def _merge_rows(chains: list[np.ndarray], max_gap: float = 2.6) -> list[np.ndarray]:
@@ -190,7 +196,12 @@ def find_text_lines(gray: np.ndarray, open_thin: bool = False) -> list[TextLine]
         # Hair-line guilloche crossing the glyphs welds them into one huge component: cut it off.
         binary = cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     boxes = _components(binary, min_h=6, max_h=max(8, h // 3))
-    return [_make_line(g) for g in _merge_rows(_chain_lines(boxes)) if len(g) >= 8]
+    lines = [_make_line(g) for g in _merge_rows(_chain_lines(boxes))]
+    return [ln for ln in lines if _long_enough(ln)]
+
+
+def _long_enough(line: TextLine) -> bool:
+    return len(line.boxes) >= MIN_LINE_COMPONENTS or line.count >= MIN_WELDED_CHARACTERS
 
 
 def _is_mrz_line(line: TextLine) -> bool:
@@ -225,31 +236,64 @@ def _candidates(gray: np.ndarray, scale: float, limit: int, open_thin: bool) -> 
     lines.sort(key=lambda ln: ln.intercept + ln.slope * (ln.x0 + ln.x1) / 2)
     scored = []
     for i in range(len(lines)):
+        # The lines below line i in its column: text beside the MRZ (a page lying next to the document)
+        # interleaves with its lines in top-to-bottom order.
+        column = [i] + [j for j in range(i + 1, len(lines)) if _same_column(lines[i], lines[j])]
         for k in (3, 2):
-            group = lines[i:i + k]
-            if len(group) != k:
+            members = column[:k]
+            if len(members) != k:
                 continue
+            group = [lines[j] for j in members]
             ragged = _raggedness(group)
             group = _trim_to_common_range(group)
             if group is None or not _aligned(group):
                 continue
             # MRZ lines are fixed-pitch and all of one length; paragraphs of capitals (observations,
             # an address) are neither, however long and aligned they are.
+            # Three lines of unequal length are rather a line of text (or a band's edge) over a 2-line MRZ:
+            # raggedness costs a 3-line block twice as much.
             irregular = float(np.mean([_pitch_irregularity(ln) for ln in group]))
-            score = sum(ln.count for ln in group) + (5 if k == 3 else 0) - 150 * irregular - 2 * ragged
-            scored.append((score, i, k, group))
+            score = (sum(ln.count for ln in group) + (5 if k == 3 else 0) - 150 * irregular
+                     - (4 if k == 3 else 2) * ragged)
+            scored.append((score, members, group))
     scored.sort(key=lambda t: -t[0])
-    out, used = [], set()
-    for _score, i, k, group in scored:
-        # A block's 2-line subset is no second candidate: the next one must be elsewhere (a paragraph
-        # of capitals must not push the real MRZ out of the list).
-        if used.intersection(range(i, i + k)):
+    out, used, paragraphs = [], set(), []
+    for _score, members, group in scored:
+        # A block's 2-line subset is no second candidate, nor is the next block of the same paragraph:
+        # the next one must be elsewhere (a page of typed text beside a blurred MRZ gave five blocks
+        # that pushed the real MRZ out of the list).
+        if used.intersection(members):
             continue
-        used.update(range(i, i + k))
+        used.update(members)
+        span = _span(group)
+        if any(_same_paragraph(span, other) for other in paragraphs):
+            continue
+        paragraphs.append(span)
         out.append(_block(group, scale))
         if len(out) == limit:
             break
     return out
+
+
+def _same_column(a: TextLine, b: TextLine) -> bool:
+    """The two lines overlap over half the shorter one's length."""
+    return min(a.x1, b.x1) - max(a.x0, b.x0) >= 0.5 * min(a.x1 - a.x0, b.x1 - b.x0)
+
+
+def _span(group: list[TextLine]) -> tuple[float, float, float, float, float]:
+    """x0, x1, top and bottom line centre, line spacing of a block."""
+    mids = [ln.y_at((ln.x0 + ln.x1) / 2) for ln in group]
+    return (min(ln.x0 for ln in group), max(ln.x1 for ln in group), min(mids), max(mids),
+            float(np.max(np.diff(mids))))
+
+
+def _same_paragraph(a: tuple, b: tuple) -> bool:
+    """Blocks in one column, the gap between them no wider than their own line spacing."""
+    overlap = min(a[1], b[1]) - max(a[0], b[0])
+    if overlap < 0.5 * min(a[1] - a[0], b[1] - b[0]):
+        return False
+    gap = max(a[2] - b[3], b[2] - a[3])
+    return gap <= 1.2 * max(a[4], b[4])
 
 
 def _raggedness(group: list[TextLine]) -> float:
@@ -298,9 +342,12 @@ def _trim_to_common_range(group: list[TextLine]) -> list[TextLine] | None:
         b = ln.boxes
         margin = 0.8 * ln.height
         keep = (b[:, 0] >= x0 - margin) & (b[:, 0] + b[:, 2] <= x1 + margin)
-        if keep.sum() < 8:
+        if not keep.any():
             return None
-        out.append(_make_line(b[keep]) if not keep.all() else ln)
+        trimmed = _make_line(b[keep]) if not keep.all() else ln
+        if not _long_enough(trimmed):
+            return None
+        out.append(trimmed)
     return out
 
 
@@ -325,33 +372,42 @@ def _aligned(group: list[TextLine]) -> bool:
     return True
 
 
+_MEASURE = object()
+
+
 def find_mrz_levelled(gray: np.ndarray, limit: int = 2, open_thin: bool | None = None,
-                      axes: bool = True) -> list[FoundMRZ]:
+                      axes: bool = True, angle: "float | None" = _MEASURE) -> list[FoundMRZ]:
     """MRZ-like blocks, most likely first, each in the image levelled by the text direction.
 
     The block may still be upside down: its reader tries both ways. When the text
     direction cannot be told, the image is searched as it is and turned a quarter.
     ``axes=False``: not also along the image axes when the text direction finds nothing
     (about 1 MRZ in 20 is found only there; for images not expected to carry one).
+    ``angle``: the text direction (:func:`text_angle`) when the caller has it already.
     """
-    angle = text_angle(gray)
-    found: list[FoundMRZ] = []
+    if angle is _MEASURE:
+        angle = text_angle(gray)
     # The estimate can follow other text (a barcode, a stamp, a blurred page): the image axes come next.
     tries = ([] if angle is None else [angle]) + [a for a in (0.0, 90.0) if angle is None or
-                                                  (axes and _angle_apart(a, angle) > 4)]
+                                                  (axes and angle_apart(a, angle) > SAME_DIRECTION)]
     for a in tries:
-        if abs(a) < 0.3:
-            levelled, m = gray, np.array([[1.0, 0, 0], [0, 1.0, 0]])
-        else:
-            levelled, m = rotate_degrees(gray, a)
-        found += [FoundMRZ(levelled, b, float(a), m)
-                  for b in find_mrz_candidates(levelled, limit=limit, open_thin=open_thin)]
+        found = find_mrz_at(gray, a, limit=limit, open_thin=open_thin)
         if found:
-            break
-    return found
+            return found
+    return []
 
 
-def _angle_apart(a: float, b: float) -> float:
+def find_mrz_at(gray: np.ndarray, angle: float, limit: int = 2, open_thin: bool | None = None) -> list[FoundMRZ]:
+    """MRZ-like blocks of ``gray`` levelled by ``angle`` (see :func:`rotate_degrees`), most likely first."""
+    if abs(angle) < 0.3:
+        levelled, m = gray, np.array([[1.0, 0, 0], [0, 1.0, 0]])
+    else:
+        levelled, m = rotate_degrees(gray, angle)
+    return [FoundMRZ(levelled, b, float(angle), m)
+            for b in find_mrz_candidates(levelled, limit=limit, open_thin=open_thin)]
+
+
+def angle_apart(a: float, b: float) -> float:
     """Difference of two line directions (modulo 180 degrees)."""
     return abs((a - b + 90.0) % 180.0 - 90.0)
 
@@ -398,10 +454,48 @@ def text_angle(gray: np.ndarray, max_side: int = 1000) -> float | None:
     angles, weights = np.concatenate(angles), np.concatenate(weights)
     if len(angles) < 12:
         return None
+    return _histogram_peak(angles, weights, min_peak=6.0)
+
+
+def welded_text_angle(gray: np.ndarray, max_side: int = 1000) -> float | None:
+    """Direction of the text lines in degrees, in [-90, 90), from text whose glyphs have run together.
+
+    Under motion blur or heavy defocus a line's glyphs weld into a few long blobs, and
+    :func:`text_angle`, which needs single glyphs, follows other text or sees none. Each
+    elongated component's own axis (second moments) runs along its line instead.
+    """
+    import cv2
+
+    h, w = gray.shape
+    s = min(1.0, max_side / max(h, w))
+    if s < 1:
+        gray = cv2.resize(gray, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+    n, labels, stats, _c = cv2.connectedComponentsWithStats(_binarise(gray), connectivity=8)
+    ys, xs = np.nonzero(labels)
+    of = labels[ys, xs]
+    area = np.maximum(stats[:, 4], 1).astype(np.float64)
+    sums = [np.bincount(of, weights=v, minlength=n) / area for v in (xs, ys, xs * xs, ys * ys, xs * ys)]
+    mx, my, mxx, myy, mxy = (v.astype(np.float64) for v in sums)
+    mu20, mu02, mu11 = mxx - mx * mx, myy - my * my, mxy - mx * my  # second central moments per component
+    spread = np.sqrt(4 * mu11 ** 2 + (mu20 - mu02) ** 2)
+    major, minor = (mu20 + mu02 + spread) / 2, (mu20 + mu02 - spread) / 2
+    # a run of glyphs: five times longer than thick (variances 25x), as thick as text (an edge is thinner)
+    keep = (stats[:, 4] >= 30) & (minor > 0.5) & (major >= 25 * minor) & (4 * np.sqrt(np.maximum(minor, 0)) >= 5)
+    keep[0] = False
+    angles = np.degrees(0.5 * np.arctan2(2 * mu11[keep], mu20[keep] - mu02[keep])) % 180.0
+    weights = stats[keep, 4].astype(np.float64)
+    if len(angles) < 3:
+        return None
+    return _histogram_peak(angles, weights)
+
+
+def _histogram_peak(angles: np.ndarray, weights: np.ndarray, min_peak: float = 0.0) -> float | None:
+    """The weighted mode of line directions (degrees modulo 180), refined, in [-90, 90); None when the
+    smoothed histogram's peak weighs less than ``min_peak``."""
     hist = np.bincount(np.floor(angles).astype(int) % 180, weights=weights, minlength=180)
     smooth = sum(np.roll(hist, d) * wt for d, wt in ((-2, 0.5), (-1, 1), (0, 1.5), (1, 1), (2, 0.5)))
     peak = int(np.argmax(smooth))
-    if smooth[peak] < 6:
+    if smooth[peak] < min_peak:
         return None
     near_peak = (np.abs((angles - peak - 0.5 + 90) % 180 - 90) <= 3)
     offsets = (angles[near_peak] - peak - 0.5 + 90) % 180 - 90

@@ -22,7 +22,8 @@ from docauth.errors import InvalidImage, ModelError
 from docauth.ocr.mrz import MRZResult, parse_mrz
 from docauth.ocr import outline
 from docauth.ocr.mrzlines import LABELS, MODEL_NAME, decode_line
-from docauth.ocr.mrzread import LINE_H, LINE_LENGTHS, LINE_W, FoundMRZ, cut_strip, find_mrz_levelled
+from docauth.ocr.mrzread import (LINE_H, LINE_LENGTHS, LINE_W, FoundMRZ, angle_apart, cut_strip, find_mrz_at,
+                                 find_mrz_levelled, text_angle, welded_text_angle)
 
 # Formats printed on a booklet's data page: the outline may take in the facing page too.
 BOOKLET_TYPES = frozenset({"TD3", "MRVA"})
@@ -117,20 +118,36 @@ class MRZReader:
         searches on an image that most likely has no MRZ.
         """
         gray, zoom = _reading_scale(gray)
+        angle = text_angle(gray)
         best: MRZRead | None = None
         # Second pass only when the first read nothing valid: with hair-lines cut, an MRZ printed over
         # guilloche comes apart into its lines (it costs a second line search, so not by default).
         for open_thin in (None, True) if expected else (None,):
-            for found in find_mrz_levelled(gray, limit=2, open_thin=open_thin, axes=expected):
-                read = self.read_block(found)
-                if best is None or _rank(read) > _rank(best):
-                    best = read
-                if read.result.valid:
-                    break
+            best = self._read_best(find_mrz_levelled(gray, limit=2, open_thin=open_thin, axes=expected,
+                                                     angle=angle), best)
             if best is None or best.result.valid:
                 break
+        if expected and (best is None or not best.result.valid):
+            # Glyphs welded into runs (motion blur) leave too few single glyphs to tell the direction of the
+            # text, or it follows other text (a typed page beside the document): the runs' own axes tell it.
+            welded = welded_text_angle(gray)
+            tried = [angle] if angle is not None else [0.0, 90.0]
+            # Runs of glyphs are long: a tilt the glyph chaining shrugs off (4 degrees) lifts a run's end by
+            # more than its height, so a closer direction is searched again.
+            if welded is not None and all(angle_apart(welded, a) > WELDED_SAME_DIRECTION for a in tried):
+                best = self._read_best(find_mrz_at(gray, welded, limit=2), best)
         if best is not None and zoom != 1.0:
             best.found = _unzoomed(best.found, zoom)
+        return best
+
+    def _read_best(self, candidates: list[FoundMRZ], best: MRZRead | None) -> MRZRead | None:
+        """The better of ``best`` and the candidates read in turn, up to the first valid one."""
+        for found in candidates:
+            read = self.read_block(found)
+            if best is None or _rank(read) > _rank(best):
+                best = read
+            if read.result.valid:
+                break
         return best
 
     def read_block(self, found: FoundMRZ) -> MRZRead:
@@ -212,6 +229,7 @@ def _rank(read: MRZRead) -> tuple:
 
 
 READ_MIN_SIDE, READ_MAX_SIDE = 1000, 2000
+WELDED_SAME_DIRECTION = 1.5  # degrees
 # Long side of the located document when its MRZ is read again on it (a TD3 line then spans ~600 px).
 DOCUMENT_READ_SIDE = 1400
 
