@@ -208,3 +208,19 @@ def test_an_unlabelled_two_digit_year_due_soon_is_the_expiry_not_a_birth_long_ag
     fill_from_content(fields, [Phrase("12 FEB 1933", 60, 300, 260, 320, 90.0)], (640, 1000),
                       today=date(2026, 11, 24))
     assert fields["date_of_birth"] == "1933-02-12"  # a four-digit year says which it is
+
+
+def test_a_label_fragment_is_no_name_when_the_values_are_larger():
+    """Labels unread, a page of small print beside the card: names are the phrases of the values' size."""
+    small_print = [Phrase("lorem ipsum", 30, 10 + 17 * k, 200, 20 + 17 * k, 90.0) for k in range(12)]
+    card = [
+        Phrase("Si", 369, 189, 378, 200, 74.5),  # what is left of "Name / Surname"
+        Phrase("FERREIRA", 322, 205, 417, 221, 96.1),
+        Phrase("CARMEN SARA", 321, 243, 464, 259, 95.6),
+        Phrase("16 01 1991", 322, 321, 430, 336, 89.8),
+        Phrase("15 07 2029", 322, 359, 430, 375, 84.4),
+    ]
+    fields: dict = {}
+    fill_from_content(fields, small_print + card, (1050, 1400), today=date(2026, 11, 24))
+    assert fields["surname"] == "FERREIRA" and fields["given_names"] == "CARMEN SARA"
+    assert fields["date_of_birth"] == "1991-01-16"

@@ -84,12 +84,14 @@ def normalise_date(text: str | None, *, kind: str = "birth", today: date | None 
     ('1996-11-23', '2026-12-08')
     >>> normalise_date("16.12:1941"), normalise_date("1)5029581")  # a dot read as a colon; no year 9581
     ('1941-12-16', None)
+    >>> normalise_date("w 20 0cTiecT 52", today=date(2026, 1, 1)), normalise_date("MAR4B6C85")
+    ('1952-10-20', None)
     """
     if not text:
         return None
     t = _strip_accents(text.upper()).translate(_STRAY_MARKS)
     t = t.replace("O", "0") if re.fullmatch(r"[\dO .,/\-]+", t) else t
-    t = re.sub(r"\b[A-Z0-9]{3,5}\b", _month_read_as_digits, t)
+    t = re.sub(r"\b[A-Z0-9]{3,9}\b", _month_read_as_digits, t)
     m = re.search(r"(\d{4})[-./ ](\d{1,2})[-./ ](\d{1,2})", t)
     if m:
         return _iso(int(m.group(1)), int(m.group(2)), int(m.group(3)))
@@ -114,12 +116,13 @@ _MONTH_LETTERS = str.maketrans("0156824", "OISGBZA")  # what OCR reads for the l
 
 
 def _month_read_as_digits(match: "re.Match") -> str:
-    """A month name with letters read as digits (``0CT``, ``N0V``, ``AU6``) spelled with its letters again."""
+    """A month name with letters read as digits (``0CT``, ``N0V``, ``AU6``, glued to its translation:
+    ``0CTIOCT``) spelled with its letters again."""
     word = match.group(0)
     if word.isalpha() or sum(c.isalpha() for c in word) < 2:
         return word
     letters = word.translate(_MONTH_LETTERS)
-    return letters if letters in MONTHS else word
+    return letters if letters in MONTHS or (len(letters) > 5 and letters[:3] in MONTHS) else word
 
 
 def _iso(y: int, m: int, d: int) -> str | None:
@@ -554,9 +557,12 @@ def fill_from_content(fields: dict, phrases: list[Phrase], shape, today: date | 
                 break
     if "surname" in fields and "given_names" in fields:
         return
-    # Names: value-sized alphabetic phrases below the header, in reading order.
+    # Names: value-sized alphabetic phrases below the header, in reading order. A document prints its values
+    # in one size: the dates found give it; without them, the larger phrases (text beside the document, a
+    # page of small print, would otherwise set it to a label's size and let label fragments pass for names).
+    date_heights = [p.h for p, _d, _e in dates]
     heights = sorted(p.h for p in phrases if len(p.text.strip()) >= 2)
-    big = heights[int(len(heights) * 0.7)] if heights else 0
+    big = float(np.median(date_heights)) if date_heights else heights[int(len(heights) * 0.7)] if heights else 0
     names = []
     for p in sorted(phrases, key=lambda q: (q.y0, q.x0)):
         t = p.text.strip()
