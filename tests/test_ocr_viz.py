@@ -224,3 +224,15 @@ def test_a_label_fragment_is_no_name_when_the_values_are_larger():
     fill_from_content(fields, small_print + card, (1050, 1400), today=date(2026, 11, 24))
     assert fields["surname"] == "FERREIRA" and fields["given_names"] == "CARMEN SARA"
     assert fields["date_of_birth"] == "1991-01-16"
+
+
+def test_a_bilingual_label_read_without_its_slash_is_still_a_label_not_a_name():
+    phrases = [
+        Phrase("NAAM SUMAME", 348, 118, 470, 138, 60.0),  # "Naam / Surname": slash lost, "rn" read as "m"
+        Phrase("ROSSI", 348, 146, 440, 168, 92.0),
+        Phrase("VOORNAMEN / GIVEN NAMES", 348, 175, 560, 188, 80.0),
+        Phrase("LUCA", 348, 197, 420, 219, 93.0),
+    ]
+    fields = fields_from_phrases(phrases, today=TODAY)
+    fill_from_content(fields, phrases, (640, 1000), today=TODAY)
+    assert (fields["surname"], fields["given_names"]) == ("ROSSI", "LUCA")

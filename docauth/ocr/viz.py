@@ -248,7 +248,7 @@ def _label_field(text: str) -> str | None:
     for key, name in LABEL_KEYWORDS:
         if re.search(r"(^|[ /.])" + re.escape(key) + r"($|[ /.])", t):
             return name
-    return closest if score >= 80 else None
+    return closest if score >= LABEL_MATCH else None
 
 
 def _label_fields(text: str) -> list[str]:
@@ -283,12 +283,36 @@ _KEYWORD_PATTERNS = [(name, _keyword_pattern(key)) for key, name in LABEL_KEYWOR
 
 
 def _closest_label(text: str) -> tuple[str | None, float]:
-    """(field or None for a non-field label, similarity 0-100) of the best-matching part of a label."""
+    """(field or None for a non-field label, similarity 0-100) of the best-matching part of a label.
+
+    A label read without the slash between its languages ("naam sumame") is matched by its words and pairs
+    of words when the whole matches nothing well.
+
+    >>> _closest_label("naam sumame"), _closest_label("piace of birth")[0]
+    (('surname', 100.0), None)
+    """
+    parts = [p.strip(" .") for p in re.split(r"[/|]", text)]
+    best = _closest_part(parts)
+    words = parts[0].split() if len(parts) == 1 else []
+    if best[0] < LABEL_MATCH and len(words) >= 2:
+        windows = words + [" ".join(words[k:k + 2]) for k in range(len(words) - 1)]
+        in_words = _closest_part(windows)
+        if in_words[0] >= WORD_LABEL_MATCH:
+            best = in_words
+    return best[1], best[0]
+
+
+LABEL_MATCH = 80  # similarity (0-100) from which a misread phrase counts as the label it resembles
+# A word of a longer phrase must match a label keyword nearly exactly: a header's "DOCUMENTO NACIONAL"
+# resembles "document no" (90) and is no label.
+WORD_LABEL_MATCH = 95
+
+
+def _closest_part(parts: list[str]) -> tuple[float, str | None]:
     from rapidfuzz import fuzz
 
     best: tuple[float, str | None] = (0.0, None)
-    for part in re.split(r"[/|]", text):
-        part = part.strip(" .")
+    for part in parts:
         if len(part) < 4:
             continue
         for key, name in LABEL_KEYWORDS + [(k, None) for k in NON_FIELD_LABELS]:
@@ -297,7 +321,7 @@ def _closest_label(text: str) -> tuple[str | None, float]:
                 score = max(fuzz.ratio(part, key), fuzz.ratio(part, key.replace("rn", "m")))
                 if score > best[0]:
                     best = (score, name)
-    return best[1], best[0]
+    return best
 
 
 def read_printed(upright_rgb: np.ndarray, *, mrz_top: float | None = None, width: int = 1000,
