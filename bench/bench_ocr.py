@@ -181,7 +181,11 @@ def write_docs(speed, spec, peye, n_images, eval_json=None) -> None:
         "",
         "Method: the MRZ is searched on the photo as taken: the text direction (0-180 degrees) from the "
         "directions between neighbouring glyphs, the image turned level, MRZ lines from connected-component text "
-        "lines (2-3 long, aligned, fixed-pitch, equally long lines), each line cut into a 32x768 strip and read by "
+        "lines (2-3 long, aligned, fixed-pitch, equally long lines of one column, one block per paragraph; a line "
+        "whose glyphs blur welded into a few blobs counts by its length), and when that reads nothing valid, once "
+        "more along the direction of the welded runs themselves (their second moments: motion blur leaves too "
+        "few single glyphs, or the glyphs' direction follows other text); each line cut into a 32x768 strip "
+        "and read by "
         "a CTC line recogniser (`models/mrz_lines`, trained by `docauth train mrz` on rendered OCR-B MRZs plus "
         "synthetic captures, some strips coarsened and blurred), both ways up in one batch (when neither way "
         "passes its checks, a recogniser-confidence gap of 0.1 or more says which way is up, else the score); "
@@ -217,7 +221,8 @@ def write_docs(speed, spec, peye, n_images, eval_json=None) -> None:
         "a document number (random letters and digits, which Tesseract reads 5/S, 8/B at 24 px) read again at "
         "32 and 40 px and the majority kept (pages without a valid MRZ), labels matched by keyword (fuzzily; "
         "two labels read as one phrase name both fields, the second taking the value nearest before its "
-        "keyword), content fallbacks (dates, number, sex, nationality, names); a page "
+        "keyword; a label read without the slash between its languages matched by its words), content "
+        "fallbacks (dates, number, sex, nationality, names of the dates' print size); a page "
         "without an MRZ that gives four fields or fewer in its outline is read again on the whole photo "
         "(turned upright by its text; if that read also gives four or fewer, the other way up as well) and the "
         "read with more fields kept.",
