@@ -267,6 +267,9 @@ def test_issuing_state_and_nationality_must_be_country_codes():
     # Without the recogniser's candidates a code one letter from the document's other code is that code.
     r = parse_mrz([TD1[0], TD1[1][:15] + "UTD" + TD1[1][18:], TD1[2]])
     assert r.fields["nationality"] == "UTO" and r.valid
+    # Two letters lost into filler, the one left agreeing with the other code: that code.
+    r = parse_mrz([TD1[0][:3] + "<<" + TD1[0][5:], TD1[1], TD1[2]])
+    assert r.fields["issuing_state"] == "UTO" and r.lines == TD1
     # Nothing to go on: the code stands as read, with a warning.
     r = parse_mrz([TD3[0][:2] + "QQQ" + TD3[0][5:], TD3[1]])
     assert r.fields["issuing_state"] == "QQQ"
@@ -280,3 +283,25 @@ def test_zeros_in_an_empty_optional_field_are_filler():
     assert r.lines == TD1 and r.valid
     assert r.corrections == [{"line": 0, "pos": 29, "from": "0", "to": "<",
                               "reason": "filler of an empty optional field"}]
+
+
+def test_a_filler_lost_in_a_run_is_restored_where_the_check_digits_fit():
+    # A frame-wise recogniser merges repeated characters: '<<<<<<<<<<<' read one short shifts the
+    # composite check digit; put back inside the run, every check passes, so the line is whole again.
+    read = [TD1[0], TD1[1][:20] + TD1[1][21:], TD1[2]]
+    r = parse_mrz(read)
+    assert r.lines == TD1 and r.valid
+    assert r.corrections == [{"line": 1, "pos": 28, "from": "", "to": "<",
+                              "reason": "filler lost in a run of fillers"}]
+    # A filler read twice is taken out the same way.
+    r = parse_mrz([TD3[0], TD3[1][:40] + "<" + TD3[1][40:]])
+    assert r.lines == TD3 and r.valid
+
+
+def test_a_short_line_no_check_digit_reads_is_not_refitted():
+    # A name line a character short: any refit would pass every check, so none is taken.
+    r = parse_mrz([TD1[0], TD1[1], TD1[2][:9] + TD1[2][10:]])
+    assert not r.valid and not r.structure_ok and r.corrections == []
+    # A character lost outside the runs of fillers: no refit puts the check digits back.
+    r = parse_mrz([TD1[0][:8] + TD1[0][9:], TD1[1], TD1[2]])
+    assert not r.valid and r.lines[0] != TD1[0]

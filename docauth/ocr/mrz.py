@@ -290,6 +290,11 @@ def _parse(text_or_lines, alternatives, today: date, correct: bool,
             alts = [list(alternatives[i]) for i in idx]
         except (IndexError, TypeError):
             alts = None
+    if correct and any(len(line) != length for line in lines):
+        refitted = _refit_filler_runs(lines, alts, type_, today, min_unchecked_p)
+        if refitted is not None:
+            refitted.raw_lines = list(raw)
+            return refitted
     result.type = type_
     structure_ok = True
     fixed = []
@@ -352,6 +357,85 @@ def _parse(text_or_lines, alternatives, today: date, correct: bool,
                                        "pass its check digit (1 in 10 would by chance)")
     result.score = _score(result, structure_ok, classes_ok)
     return result
+
+
+# A recogniser that reads by frames (CTC) merges a repeated character it saw no gap in, and a run of
+# fillers is where that happens: a line a filler or two short is refitted inside its runs when that is
+# what puts its check digits back in place.
+MAX_REFIT = 2
+MAX_REFIT_READINGS = 48
+
+
+def _filler_run_edits(line: str, missing: int) -> list[tuple[str, list[int], int]]:
+    """Each way of putting ``missing`` fillers back into (or, negative, taking them out of) one run of
+    fillers: (line, positions changed, position of the edit), the run at the line's end last.
+
+    >>> [text for text, _, _ in _filler_run_edits("AB<C<<D", 1)]
+    ['AB<<C<<D', 'AB<C<<<D', 'AB<C<<D<']
+    >>> [text for text, _, _ in _filler_run_edits("AB<C<<D", -1)]
+    ['ABC<<D', 'AB<C<D']
+    """
+    out = []
+    for run in re.finditer(r"<+", line):
+        end = run.end()
+        if missing > 0:
+            out.append((line[:end] + "<" * missing + line[end:], list(range(end, end + missing)), end))
+        elif len(run.group()) >= -missing:
+            out.append((line[:end + missing] + line[end:], [], end + missing))
+    if missing > 0 and not line.endswith("<"):
+        out.append((line + "<" * missing, list(range(len(line), len(line) + missing)), len(line)))
+    out.sort(key=lambda o: o[2] >= len(line))  # stable: the line's own end (plain padding) last
+    return out
+
+
+def _refit_filler_runs(lines, alts, type_, today, min_unchecked_p) -> MRZResult | None:
+    """The block read again with each misfit line refitted inside one of its filler runs; the refit is
+    taken only when exactly one text makes every check digit pass (a line no check digit reads, a name
+    line, never qualifies: any refit would pass, so none is chosen). None when no refit is taken.
+    """
+    from itertools import product
+
+    length = FORMATS[type_][1]
+    per_line = []
+    for n, line in enumerate(lines):
+        missing = length - len(line)
+        if missing == 0:
+            per_line.append([(line, None, [], None)])
+            continue
+        if abs(missing) > MAX_REFIT:
+            return None
+        options = []
+        for text, added, at in _filler_run_edits(line, missing):
+            line_alts = None
+            if alts is not None:
+                a = list(alts[n])
+                line_alts = (a[:at] + [[("<", 1.0)]] * missing + a[at:]) if missing > 0 else (a[:at] + a[at - missing:])
+            options.append((text, line_alts, added, at))
+        per_line.append(options)
+    if math.prod(len(options) for options in per_line) > MAX_REFIT_READINGS:
+        return None  # a line in pieces, not one that lost a filler
+    passing = {}
+    for combo in product(*per_line):
+        texts = [o[0] for o in combo]
+        cand_alts = None if alts is None else [o[1] if o[1] is not None else list(alts[n]) for n, o in enumerate(combo)]
+        r = _parse(texts, cand_alts, today, True, min_unchecked_p)
+        if r.type == type_ and r.structure_ok and r.checks and all(c["ok"] for c in r.checks.values()):
+            passing.setdefault(tuple(r.lines), (r, combo))
+    if len(passing) != 1:
+        return None
+    (r, combo), = passing.values()
+    refits = []
+    for n, (text, _a, added, at) in enumerate(combo):
+        if len(text) == len(lines[n]):
+            continue
+        if added:
+            refits.extend(_corr(n, pos, "", "<", "filler lost in a run of fillers") for pos in added)
+        else:
+            refits.append(_corr(n, at, "<", "", "filler read twice in a run of fillers"))
+        r.warnings.append(f"line {n} had {len(lines[n])} characters, {type_} needs {length}: "
+                          "refitted in a run of fillers, which puts its check digits in place")
+    r.corrections = refits + r.corrections
+    return r
 
 
 # A name word is looked up in the printed text only when it is this long: shorter ones occur by chance
@@ -560,10 +644,13 @@ def _fix_country_codes(grid, type_, alts, corrections, warnings):
                     best = (cost, code)
         if best is None:
             # Most documents' holders are nationals of the issuing state: a code one letter from the
-            # document's other code, which is a code, is read as that one.
+            # document's other code, which is a code, is read as that one; so is one whose differing
+            # letters were all lost into filler ('L<<' beside 'LTU': letters under glare read as '<').
             on, ostart, _ = slices[1 - k]
             other = "".join(grid[on][ostart:ostart + 3])
-            if is_known_code(other) and sum(a != b for a, b in zip(read, other)) == 1:
+            differ = [j for j, (a, b) in enumerate(zip(read, other)) if a != b]
+            lost_into_filler = len(differ) == 2 and read[0] != "<" and all(read[j] == "<" for j in differ)
+            if is_known_code(other) and (len(differ) == 1 or lost_into_filler):
                 best = (TABLE_COST, other)
         if best is None:
             warnings.append(f"{name} {read.replace('<', '')!r} is not an ICAO country code")
