@@ -5,16 +5,17 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from docauth.ocr.locate import TD1_ASPECT, document_corners, locate_document, rotate_quarter, warp
+from docauth.ocr.locate import (TD1_ASPECT, Located, choose_quad, document_corners, frame_corners, locate_document,
+                                rotate_quarter, warp)
 
 
-def _photo(quad, size=(900, 1200), seed=0):
+def _photo(quad, size=(900, 1200), seed=0, portrait=((40, 100), (250, 380))):
     rng = np.random.default_rng(seed)
     h, w = size
     background = (rng.normal(70, 12, (h, w, 3))).clip(0, 255).astype(np.uint8)
     card = np.full((540, 856, 3), (236, 230, 214), np.uint8)
     cv2.putText(card, "SURNAME", (300, 120), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (30, 30, 30), 2)
-    cv2.rectangle(card, (40, 100), (250, 380), (120, 100, 90), -1)
+    cv2.rectangle(card, *portrait, (120, 100, 90), -1)
     src = np.float32([[0, 0], [855, 0], [855, 539], [0, 539]])
     m = cv2.getPerspectiveTransform(src, np.float32(quad))
     warped = cv2.warpPerspective(card, m, (w, h))
@@ -169,3 +170,27 @@ def test_without_a_read_mrz_a_quad_shaped_like_an_open_booklet_is_not_preferred(
     spread_shaped = quad(568, 200, 0.45, (0.75, 0.75, 0.75, 0.75))
     assert choose_quad([card, spread_shaped], DOCUMENT_ASPECTS) is spread_shaped
     assert choose_quad([card, spread_shaped], ONE_DOCUMENT_ASPECTS) is card
+
+
+def test_a_card_running_out_of_the_photo_is_found_not_its_portrait():
+    # The frame cuts the card's right side: no edge shows there. The portrait's box is the only rectangle
+    # on edges all round, but it is no document's shape; the card, its fourth side on the frame, is.
+    quad = [[300, 170], [1280, 170], [1280, 790], [300, 790]]
+    located = locate_document(_photo(quad, portrait=((40, 150), (270, 400))))
+    visible = np.array([[300, 170], [1199, 170], [1199, 790], [300, 790]], float)
+    assert np.abs(located.corners - visible).max() < 0.015 * np.hypot(900, 1200), located.corners
+
+
+def test_with_no_quad_on_edges_the_document_is_the_whole_photo():
+    # The document fills the photo, its border outside it: what closes a quad inside (a shadow, a faint
+    # band of print) lies on no edge, and is not taken for it.
+    frame = frame_corners((900, 1200))
+    stray = Located(np.array([[300.0, 200], [900, 210], [890, 600], [310, 590]]), True, 0.25,
+                    {"method": "canny", "edge_support": (0.3, 0.0, 0.1, 0.0), "frame_sides": (False,) * 4})
+    chosen = choose_quad([stray], frame=frame)
+    assert not chosen.found and chosen.info["method"] == "whole_image"
+    assert np.array_equal(chosen.corners, frame)
+    # One side along the frame and the other three on edges: a document running out of the photo.
+    running_out = Located(np.array([[300.0, 200], [1199, 200], [1199, 820], [300, 820]]), True, 0.5,
+                          {"method": "segment", "edge_support": (0.9, 0.0, 0.95, 0.9), "frame_sides": (False, True, False, False)})
+    assert choose_quad([stray, running_out], frame=frame) is running_out

@@ -94,9 +94,7 @@ def _locate_by_contours(rgb: np.ndarray, accept: Callable[[np.ndarray], bool] | 
             accepted = [c for c in batch if _preference(c)[0] and accept(c.corners)]
             if accepted:
                 return choose_quad(accepted, shapes)
-    if not candidates:
-        return Located(frame_corners(rgb.shape), False, 0.0, {"method": "whole_image"})
-    return choose_quad(candidates, shapes)
+    return choose_quad(candidates, shapes, frame=frame_corners(rgb.shape))
 
 
 def frame_corners(shape) -> np.ndarray:
@@ -105,20 +103,54 @@ def frame_corners(shape) -> np.ndarray:
     return np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float64)
 
 
-def choose_quad(candidates: list[Located], shapes: tuple[float, ...] | None = None) -> Located:
-    """The largest plausible quad whose four sides lie on image edges about as well as the best do; without
-    one on edges, the best supported.
+def choose_quad(candidates: list[Located], shapes: tuple[float, ...] | None = None,
+                frame: np.ndarray | None = None) -> Located:
+    """The largest plausible quad whose four sides lie on image edges (or along the photo's frame) about as
+    well as the best do; without one on edges, the photo's ``frame`` (not found), or without it the best
+    supported quad.
 
     Shape alone preferred the biggest quad, which was often the card plus a strip of table or the
     whole frame; edge support alone preferred inner rectangles (a header band, the photo's frame).
     """
-    on_edges = [c for c in candidates if _preference(c)[0]]
+    shapes = shapes or DOCUMENT_ASPECTS
+    on_edges = [c for c in candidates if _preference(c, frame_sides=True)[0]]
+    if not on_edges and frame is not None:
+        # Far more often the document fills the photo, its border outside it, than the best supported of
+        # quads on no edge is right (dev card fronts: 3 of 3).
+        return Located(np.asarray(frame, np.float64), False, 0.0, {"method": "whole_image"})
     if not on_edges:
-        return max(candidates, key=_preference)
-    shaped = [c for c in on_edges if _document_shaped(c.corners, shapes or DOCUMENT_ASPECTS)]
-    on_edges = shaped or on_edges
-    best_support = max(_mean_support(c) for c in on_edges)
-    return max((c for c in on_edges if _mean_support(c) >= best_support - SUPPORT_TOLERANCE), key=lambda c: c.score)
+        return max(candidates, key=_preference) if candidates else Located(np.zeros((4, 2)), False)
+    on_edges = [c for c in on_edges if _document_shaped(c.corners, shapes)] or on_edges
+    chosen = _largest_of_the_best_supported(on_edges)
+    if not _preference(chosen)[0]:
+        # On edges only with a side along the frame: a document running out of the photo, or the card plus
+        # a strip of table out to the frame. A quad on edges all round that fills most of it is the card.
+        inside = [c for c in on_edges if _preference(c)[0] and _share_inside(c.corners, chosen.corners) >= MIN_SHARE_OF_FRAMED]
+        if inside:
+            chosen = _largest_of_the_best_supported(inside)
+    return chosen
+
+
+def _largest_of_the_best_supported(candidates: list[Located]) -> Located:
+    best_support = max(_mean_support(c, frame_sides=True) for c in candidates)
+    return max((c for c in candidates if _mean_support(c, frame_sides=True) >= best_support - SUPPORT_TOLERANCE),
+               key=lambda c: c.score)
+
+
+# A quad on edges all round that covers this share of a quad whose side lies along the frame is preferred to it.
+MIN_SHARE_OF_FRAMED = 0.6
+
+
+def _share_inside(inner: np.ndarray, outer: np.ndarray) -> float:
+    """The share of ``outer``'s area that ``inner`` covers (0 when it pokes out of ``outer``)."""
+    import cv2
+
+    a, b = (np.asarray(order_corners(q), np.float32) for q in (inner, outer))
+    area_b = abs(cv2.contourArea(b))
+    overlap, _ = cv2.intersectConvexConvex(a, b)
+    if area_b <= 0 or overlap < 0.95 * abs(cv2.contourArea(a)):
+        return 0.0
+    return float(overlap / area_b)
 
 
 # Long side over short side of what is photographed: an ID card (TD1), a passport data page or a TD2 card,
@@ -138,13 +170,21 @@ def _document_shaped(corners: np.ndarray, shapes: tuple[float, ...] = DOCUMENT_A
     return any(abs(aspect / a - 1) <= ASPECT_TOLERANCE for a in shapes)
 
 
-def _mean_support(c: Located) -> float:
-    return float(np.mean(c.info.get("edge_support", (0.0,) * 4)))
+def _support(c: Located, frame_sides: bool = False) -> np.ndarray:
+    """Edge support of each side; with ``frame_sides``, a side along the photo's frame counts as on an edge."""
+    support = np.asarray(c.info.get("edge_support", (0.0,) * 4), np.float64)
+    if frame_sides:
+        support = np.where(np.asarray(c.info.get("frame_sides", (False,) * 4)), 1.0, support)
+    return support
 
 
-def _preference(c: Located) -> tuple:
+def _mean_support(c: Located, frame_sides: bool = False) -> float:
+    return float(np.mean(_support(c, frame_sides)))
+
+
+def _preference(c: Located, frame_sides: bool = False) -> tuple:
     """(on edges, size when on edges else mean edge support)."""
-    support = np.asarray(c.info.get("edge_support", (0.0,) * 4))
+    support = _support(c, frame_sides)
     on_edges = support.mean() >= MIN_MEAN_SUPPORT and support.min() >= MIN_SIDE_SUPPORT
     return (on_edges, c.score if on_edges else float(support.mean()))
 
@@ -183,7 +223,8 @@ def candidate_batches(rgb: np.ndarray, work_side: int = WORK_SIDE) -> Iterator[l
 
         def supported(name: str, quads) -> list[Located]:
             return [Located(corners.copy(), True, score, {"method": name, "edges": edge_name,
-                                                          "edge_support": _edge_support(q, near_edge, edge_density)})
+                                                          "edge_support": _edge_support(q, near_edge, edge_density),
+                                                          "frame_sides": _frame_sides(q, near_edge.shape)})
                     for q, score, corners in quads]
 
         from_this_map = supported(edge_name, _contour_quads(edges, edge_name, area_img, frame, s, rgb))
@@ -341,6 +382,23 @@ def _edge_supports(quads: np.ndarray, near_edge: np.ndarray, edge_density: float
     y = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
     shares = ((near_edge[y, x] > 0) & inside).sum(2) / samples
     return [tuple(round(max(0.0, share - density) / (1.0 - density), 3) for share in row) for row in shares.tolist()]
+
+
+# A side with this share of its length within FRAME_MARGIN (of the image's long side) of the frame, or beyond
+# it, lies along the frame.
+FRAME_MARGIN = 0.01
+
+
+def _frame_sides(q: np.ndarray, shape: tuple) -> tuple[bool, ...]:
+    """Which sides of quad ``q`` (4, 2; image order) lie along the frame of an image of ``shape``."""
+    h, w = shape[:2]
+    margin = FRAME_MARGIN * max(h, w)
+    t = np.linspace(0.1, 0.9, 20)[None, :, None]
+    q = np.asarray(q, np.float64)
+    pts = q[:, None, :] + (q[_NEXT] - q)[:, None, :] * t  # (side, sample, xy)
+    near = ((pts[..., 0] <= margin) | (pts[..., 0] >= w - 1 - margin)
+            | (pts[..., 1] <= margin) | (pts[..., 1] >= h - 1 - margin))
+    return tuple(bool(v) for v in near.mean(1) >= 0.8)
 
 
 def _edge_support(q: np.ndarray, near_edge: np.ndarray, edge_density: float) -> tuple[float, ...]:
