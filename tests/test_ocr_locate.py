@@ -181,16 +181,18 @@ def test_a_card_running_out_of_the_photo_is_found_not_its_portrait():
     assert np.abs(located.corners - visible).max() < 0.015 * np.hypot(900, 1200), located.corners
 
 
-def test_with_no_quad_on_edges_the_document_is_the_whole_photo():
-    # The document fills the photo, its border outside it: what closes a quad inside (a shadow, a faint
-    # band of print) lies on no edge, and is not taken for it.
-    frame = frame_corners((900, 1200))
+def test_with_no_quad_on_edges_a_photo_in_a_cards_proportions_is_the_card():
+    # An upload cropped to the card: what closes a quad inside (a shadow, a faint band of print) lies on
+    # no edge, and is not taken for it.
+    frame = frame_corners((540, 856))
     stray = Located(np.array([[300.0, 200], [900, 210], [890, 600], [310, 590]]), True, 0.25,
                     {"method": "canny", "edge_support": (0.3, 0.0, 0.1, 0.0), "frame_sides": (False,) * 4})
     chosen = choose_quad([stray], frame=frame)
     assert not chosen.found and chosen.info["method"] == "whole_image"
     assert np.array_equal(chosen.corners, frame)
     # One side along the frame and the other three on edges: a document running out of the photo.
-    running_out = Located(np.array([[300.0, 200], [1199, 200], [1199, 820], [300, 820]]), True, 0.5,
+    running_out = Located(np.array([[300.0, 100], [855, 100], [855, 500], [300, 500]]), True, 0.5,
                           {"method": "segment", "edge_support": (0.9, 0.0, 0.95, 0.9), "frame_sides": (False, True, False, False)})
     assert choose_quad([stray, running_out], frame=frame) is running_out
+    # In other proportions the photo is a scene, and the best supported quad stands.
+    assert choose_quad([stray], frame=frame_corners((900, 1600))) is stray

@@ -106,17 +106,19 @@ def frame_corners(shape) -> np.ndarray:
 def choose_quad(candidates: list[Located], shapes: tuple[float, ...] | None = None,
                 frame: np.ndarray | None = None) -> Located:
     """The largest plausible quad whose four sides lie on image edges (or along the photo's frame) about as
-    well as the best do; without one on edges, the photo's ``frame`` (not found), or without it the best
-    supported quad.
+    well as the best do; without one on edges, the photo's ``frame`` (not found) when the photo has a
+    document's proportions or holds no quad at all, else the best supported quad.
 
     Shape alone preferred the biggest quad, which was often the card plus a strip of table or the
     whole frame; edge support alone preferred inner rectangles (a header band, the photo's frame).
     """
     shapes = shapes or DOCUMENT_ASPECTS
     on_edges = [c for c in candidates if _preference(c, frame_sides=True)[0]]
-    if not on_edges and frame is not None:
-        # Far more often the document fills the photo, its border outside it, than the best supported of
-        # quads on no edge is right (dev card fronts: 3 of 3).
+    if not on_edges and frame is not None and (not candidates or _document_shaped(frame, shapes, CROPPED_ASPECT_TOLERANCE)):
+        # A photo in a document's proportions with no quad on edges is the document, cropped to it (an
+        # upload, a scanner's crop), far more often than the best supported of quads on no edge is right
+        # (dev photos: 3 of 3 in a card's proportions, 0 of 4 in others'; there, a small passport in a 9:16
+        # photo of the test seed was lost that the best of those quads had right).
         return Located(np.asarray(frame, np.float64), False, 0.0, {"method": "whole_image"})
     if not on_edges:
         return max(candidates, key=_preference) if candidates else Located(np.zeros((4, 2)), False)
@@ -165,9 +167,13 @@ DOCUMENT_ASPECTS = ONE_DOCUMENT_ASPECTS + (2 * TD3_ASPECT,)
 ASPECT_TOLERANCE = 0.1
 
 
-def _document_shaped(corners: np.ndarray, shapes: tuple[float, ...] = DOCUMENT_ASPECTS) -> bool:
+def _document_shaped(corners: np.ndarray, shapes: tuple[float, ...] = DOCUMENT_ASPECTS,
+                     tolerance: float = ASPECT_TOLERANCE) -> bool:
     aspect = float(_aspects(np.linalg.norm(_to_next(order_corners(corners)[None]), axis=2))[0])
-    return any(abs(aspect / a - 1) <= ASPECT_TOLERANCE for a in shapes)
+    return any(abs(aspect / a - 1) <= tolerance for a in shapes)
+
+
+CROPPED_ASPECT_TOLERANCE = 0.03  # a whole photo is a document cropped to it only in its exact proportions
 
 
 def _support(c: Located, frame_sides: bool = False) -> np.ndarray:
