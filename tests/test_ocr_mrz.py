@@ -305,3 +305,19 @@ def test_a_short_line_no_check_digit_reads_is_not_refitted():
     # A character lost outside the runs of fillers: no refit puts the check digits back.
     r = parse_mrz([TD1[0][:8] + TD1[0][9:], TD1[1], TD1[2]])
     assert not r.valid and r.lines[0] != TD1[0]
+
+
+def test_a_correction_only_the_composite_chose_is_not_verified():
+    # Optional data on a TD1 card has no check digit of its own; the composite picks which of the
+    # recogniser's candidates fits, and so cannot vouch for the pick.
+    line1 = "I<UTOD231458907" + "12345" + "<" * 10
+    line2 = "7408122F1204159UTO" + "<" * 11
+    line2 += check_digit(line1[5:30] + line2[0:7] + line2[8:15] + line2[18:29])
+    truth = [line1, line2, TD1[2]]
+    read = [line1[:17] + "8" + line1[18:], line2, TD1[2]]  # the 3 in the optional data read as 8
+    alts = _sure(read)
+    alts[0][17] = [("8", 0.55), ("3", 0.4), ("6", 0.05)]
+    assert parse_mrz(truth, alternatives=_sure(truth)).valid
+    r = parse_mrz(read, alternatives=alts)
+    assert r.lines == truth and not r.valid
+    assert [c["reason"] for c in r.corrections] == ["composite check digit"]

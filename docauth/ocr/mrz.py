@@ -348,6 +348,11 @@ def _parse(text_or_lines, alternatives, today: date, correct: bool,
             result.valid = False
             result.warnings.append("uncertain characters no check digit vouches for at "
                                    + ", ".join(f"line {n} pos {i}" for n, i in doubtful[:6]))
+    if result.valid and any(c["reason"] == "composite check digit" for c in corrections):
+        # The composite chose that substitution among the recogniser's candidates: passing it afterwards
+        # verifies nothing (a digit read twice in the optional data, then one 'corrected', passed so).
+        result.valid = False
+        result.warnings.append("a correction only the composite check digit chose: no other check confirms it")
     if result.uncertain is not None:
         for name in _weakly_checked(set(result.uncertain), layout):
             if result.checks.get(name, {}).get("ok"):
