@@ -76,6 +76,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Iterable, Sequence
@@ -911,6 +912,34 @@ def mrz_date(yymmdd: str, *, kind: str, today: date | None = None) -> str | None
     return None
 
 
+# ICAO 9303 part 3, section 6 (recommended transliteration of Latin multinational characters).
+# The capital sharp s (U+1E9E) is listed too: str.upper() turns "ß" into "SS" but leaves "ẞ" as it is.
+_TRANSLITERATION = {
+    "Ä": "AE", "Æ": "AE", "Å": "AA", "Ö": "OE", "Ø": "OE", "Ü": "UE", "ß": "SS", "ẞ": "SS", "Þ": "TH",
+    "Ĳ": "IJ", "Œ": "OE", "Ð": "D", "Đ": "D", "Ł": "L", "Ħ": "H", "Ŋ": "N", "Ŧ": "T",
+}
+
+
+def transliterate(text: str) -> str:
+    """Name text -> MRZ characters: upper case A-Z, separators (and fillers already there) become ``<``,
+    other diacritics are dropped, apostrophes and dots vanish.
+
+    >>> transliterate("Müller-Straße"), transliterate("STRAẞER"), transliterate("O'Brien Guðmundsdóttir")
+    ('MUELLER<STRASSE', 'STRASSER', 'OBRIEN<GUDMUNDSDOTTIR')
+    """
+    out = []
+    for ch in text.upper():
+        if "A" <= ch <= "Z":
+            out.append(ch)
+        elif ch in _TRANSLITERATION:
+            out.append(_TRANSLITERATION[ch])
+        elif ch in " -,<":
+            out.append("<")
+        else:
+            out.append("".join(c for c in unicodedata.normalize("NFKD", ch) if "A" <= c <= "Z"))
+    return "".join(out)
+
+
 def _clean(s: str) -> str:
     return re.sub(r" +", " ", s.replace("<", " ")).strip()
 
@@ -1084,4 +1113,4 @@ def mrz_char_error_count(a: Iterable[str], b: Iterable[str]) -> int:
     return n
 
 
-__all__ = ["MRZResult", "parse_mrz", "mrz_date", "split_name", "FORMATS", "MRZ_CHARS"]
+__all__ = ["MRZResult", "parse_mrz", "mrz_date", "split_name", "transliterate", "FORMATS", "MRZ_CHARS"]

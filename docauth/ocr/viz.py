@@ -27,7 +27,7 @@ from datetime import date
 
 import numpy as np
 
-from docauth.ocr.mrz import mrz_date
+from docauth.ocr.mrz import mrz_date, transliterate
 
 MONTHS = {
     "JAN": 1, "FEB": 2, "FEV": 2, "FÉV": 2, "MAR": 3, "MARS": 3, "APR": 4, "AVR": 4, "MAY": 5, "MAI": 5,
@@ -145,23 +145,7 @@ def _norm_name(s: str | None) -> str:
 
     if not s:
         return ""
-    return _clean(_mrz_transliterate(s))
-
-
-def _mrz_transliterate(s: str) -> str:
-    special = {"Ä": "AE", "Æ": "AE", "Å": "AA", "Ö": "OE", "Ø": "OE", "Ü": "UE", "ß": "SS", "ẞ": "SS", "Þ": "TH",
-               "Œ": "OE", "Ð": "D", "Đ": "D", "Ł": "L", "Ħ": "H"}
-    out = []
-    for ch in s.upper():
-        if "A" <= ch <= "Z":
-            out.append(ch)
-        elif ch in special:
-            out.append(special[ch])
-        elif ch in " -,<":
-            out.append("<")
-        else:
-            out.append("".join(c for c in unicodedata.normalize("NFKD", ch) if "A" <= c <= "Z"))
-    return "".join(out)
+    return _clean(transliterate(s))
 
 
 def compare_field(name: str, viz: str | None, mrz: str | None) -> bool | None:
@@ -222,7 +206,7 @@ def printed_name_words(phrases) -> set[str]:
     words: set[str] = set()
     for p in phrases:
         text = p.text.upper().translate(_NAME_DIGITS)
-        for spelling in (_mrz_transliterate(text), _strip_accents(text)):
+        for spelling in (transliterate(text), _strip_accents(text)):
             words.update(re.findall(r"[A-Z]+", spelling))
     return words
 

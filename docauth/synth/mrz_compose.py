@@ -26,39 +26,9 @@ Every composer takes plain field values (names may carry diacritics, dates are
 from __future__ import annotations
 
 import datetime as _dt
-import unicodedata
 
 from docauth.ocr.checkdigit import check_digit
-
-# ICAO 9303 part 3, section 6 (recommended transliteration of Latin multinational characters).
-# The capital sharp s (U+1E9E) is listed too: str.upper() turns "ß" into "SS" but leaves "ẞ" as it is.
-_SPECIAL = {
-    "Ä": "AE", "Æ": "AE", "Å": "AA", "Ö": "OE", "Ø": "OE", "Ü": "UE", "ß": "SS", "ẞ": "SS", "Þ": "TH",
-    "Ĳ": "IJ", "Œ": "OE", "Ð": "D", "Đ": "D", "Ł": "L", "Ħ": "H", "Ŋ": "N", "Ŧ": "T",
-}
-
-
-def transliterate(text: str) -> str:
-    """Name text -> MRZ characters: upper case A-Z, separators become ``<``, apostrophes vanish.
-
-    >>> transliterate("Müller-Straße"), transliterate("STRAẞER"), transliterate("O'Brien Guðmundsdóttir")
-    ('MUELLER<STRASSE', 'STRASSER', 'OBRIEN<GUDMUNDSDOTTIR')
-    """
-    out = []
-    for ch in text.upper():
-        if "A" <= ch <= "Z":
-            out.append(ch)
-        elif ch in _SPECIAL:
-            out.append(_SPECIAL[ch])
-        elif ch in " -,":
-            out.append("<")
-        elif ch in "'’.`":
-            continue
-        else:
-            base = unicodedata.normalize("NFKD", ch)
-            base = "".join(c for c in base if "A" <= c <= "Z")
-            out.append(base)
-    return "".join(out)
+from docauth.ocr.mrz import transliterate  # the reader's ICAO spelling; also imported from here
 
 
 def name_field(surname: str, given_names: str, length: int) -> str:
