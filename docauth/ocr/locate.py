@@ -379,10 +379,7 @@ def _edge_supports(quads: np.ndarray, near_edge: np.ndarray, edge_density: float
     ``near_edge`` set; 0 on noise, where edges are everywhere)."""
     h, w = near_edge.shape
     density = min(0.95, edge_density)
-    quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
-    t = np.linspace(0.1, 0.9, samples)[None, None, :, None]
-    starts, ends = quads[:, :, None, :], quads[:, _NEXT, None, :]
-    pts = starts + (ends - starts) * t  # (quad, side, sample, xy)
+    pts = _side_points(quads, samples)
     inside = (pts[..., 0] >= 0) & (pts[..., 0] <= w - 1) & (pts[..., 1] >= 0) & (pts[..., 1] <= h - 1)
     x = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
     y = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
@@ -399,12 +396,18 @@ def _frame_sides(q: np.ndarray, shape: tuple) -> tuple[bool, ...]:
     """Which sides of quad ``q`` (4, 2; image order) lie along the frame of an image of ``shape``."""
     h, w = shape[:2]
     margin = FRAME_MARGIN * max(h, w)
-    t = np.linspace(0.1, 0.9, 20)[None, :, None]
-    q = np.asarray(q, np.float64)
-    pts = q[:, None, :] + (q[_NEXT] - q)[:, None, :] * t  # (side, sample, xy)
+    pts = _side_points(q, 20)[0]  # (side, sample, xy)
     near = ((pts[..., 0] <= margin) | (pts[..., 0] >= w - 1 - margin)
             | (pts[..., 1] <= margin) | (pts[..., 1] >= h - 1 - margin))
     return tuple(bool(v) for v in near.mean(1) >= 0.8)
+
+
+def _side_points(quads: np.ndarray, samples: int) -> np.ndarray:
+    """Points spread over the middle 80 % of each side of each quad (n, 4, 2): (quad, side, sample, xy)."""
+    quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    t = np.linspace(0.1, 0.9, samples)[None, None, :, None]
+    starts, ends = quads[:, :, None, :], quads[:, _NEXT, None, :]
+    return starts + (ends - starts) * t
 
 
 def _edge_support(q: np.ndarray, near_edge: np.ndarray, edge_density: float) -> tuple[float, ...]:

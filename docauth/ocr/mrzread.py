@@ -277,7 +277,12 @@ def _candidates(gray: np.ndarray, scale: float, limit: int, open_thin: bool) -> 
 
 def _same_column(a: TextLine, b: TextLine) -> bool:
     """The two lines overlap over half the shorter one's length."""
-    return min(a.x1, b.x1) - max(a.x0, b.x0) >= 0.5 * min(a.x1 - a.x0, b.x1 - b.x0)
+    return _overlap_half(a.x0, a.x1, b.x0, b.x1)
+
+
+def _overlap_half(a0: float, a1: float, b0: float, b1: float) -> bool:
+    """Do spans [a0, a1] and [b0, b1] overlap over half the shorter one?"""
+    return min(a1, b1) - max(a0, b0) >= 0.5 * min(a1 - a0, b1 - b0)
 
 
 def _span(group: list[TextLine]) -> tuple[float, float, float, float, float]:
@@ -289,8 +294,7 @@ def _span(group: list[TextLine]) -> tuple[float, float, float, float, float]:
 
 def _same_paragraph(a: tuple, b: tuple) -> bool:
     """Blocks in one column, the gap between them no wider than their own line spacing."""
-    overlap = min(a[1], b[1]) - max(a[0], b[0])
-    if overlap < 0.5 * min(a[1] - a[0], b[1] - b[0]):
+    if not _overlap_half(a[0], a[1], b[0], b[1]):
         return False
     gap = max(a[2] - b[3], b[2] - a[3])
     return gap <= 1.2 * max(a[4], b[4])
