@@ -148,32 +148,34 @@ def _bars(speed, spec, eval_json) -> list[str]:
         out.append(f"real specimens MRZ exact >= 80 %: {spec['mrz_exact_rate']:.1%} "
                    f"({verdict(spec['mrz_exact_rate'] >= 0.8)}); reported valid but wrong: {spec['false_valid']} "
                    f"({verdict(spec['false_valid'] == 0)})")
-    if eval_json is not None and Path(eval_json).is_file():
-        import json
-
-        syn = json.loads(Path(eval_json).read_text()).get("synthetic") or {}
-        if syn:
-            rate = float(syn["mrz_exact_rate"])
-            short = "" if int(syn["count"]) >= 2000 else ", the issue asks for 2,000 captures"
-            out.append(f"synthetic MRZ exact >= 97 %: {rate:.1%} ({verdict(rate >= 0.97)}; "
-                       f"{syn['mrz_count']} MRZs in {syn['count']} captures{short})")
-            f = syn["fields"]
-            worst = min(float(f[k]["exact_rate"]) for k in ("surname", "date_of_birth", "document_number"))
-            out.append("synthetic surname / date of birth / document number >= 95 %: "
-                       + " / ".join(f"{float(f[k]['exact_rate']):.1%}" for k in
-                                    ("surname", "date_of_birth", "document_number"))
-                       + f" ({verdict(worst >= 0.95)}; card fronts carry no MRZ, so their fields are Tesseract's"
-                       + _fronts(syn) + ")")
+    syn = _synthetic(eval_json)
+    if syn:
+        rate = float(syn["mrz_exact_rate"])
+        short = "" if int(syn["count"]) >= 2000 else ", the issue asks for 2,000 captures"
+        out.append(f"synthetic MRZ exact >= 97 %: {rate:.1%} ({verdict(rate >= 0.97)}; "
+                   f"{syn['mrz_count']} MRZs in {syn['count']} captures{short})")
+        f = syn["fields"]
+        worst = min(float(f[k]["exact_rate"]) for k in ("surname", "date_of_birth", "document_number"))
+        out.append("synthetic surname / date of birth / document number >= 95 %: "
+                   + " / ".join(f"{float(f[k]['exact_rate']):.1%}" for k in
+                                ("surname", "date_of_birth", "document_number"))
+                   + f" ({verdict(worst >= 0.95)}; card fronts carry no MRZ, so their fields are Tesseract's"
+                   + _fronts(syn) + ")")
     return out
+
+
+def _synthetic(eval_json) -> dict:
+    """The synthetic part of a `docauth eval ocr --json-out` file; {} without one."""
+    if eval_json is None or not Path(eval_json).is_file():
+        return {}
+    import json
+
+    return json.loads(Path(eval_json).read_text()).get("synthetic") or {}
 
 
 def _fresh_summary(eval_json) -> str | None:
     """One line for an evaluation on a seed that no change was tuned on (the main seed's misses were read)."""
-    if eval_json is None or not Path(eval_json).is_file():
-        return None
-    import json
-
-    syn = json.loads(Path(eval_json).read_text()).get("synthetic")
+    syn = _synthetic(eval_json)
     if not syn:
         return None
     f = syn["fields"]
@@ -289,36 +291,33 @@ def write_docs(speed, spec, peye, n_images, eval_json=None, fresh_eval_json=None
             lines.append("| PassportEye | not run (no /tmp/peye-venv) | | |")
         missed = [r["file"] for r in spec["rows"] if not r["exact"]]
         lines += ["", f"docauth misses: {', '.join(missed) if missed else 'none'}."]
-    if eval_json is not None and Path(eval_json).is_file():
-        import json
-
-        syn = json.loads(Path(eval_json).read_text()).get("synthetic")
-        if syn:
-            lines += [
-                "",
-                f"Synthetic captures (`docauth eval ocr --count {syn['count']} --seed {syn['seed']}`, "
-                f"docauth.synth phone photos and scans, td1_back / td3_open / td1_front in turn):",
-                "",
-                "| measure | exact-match rate | n |",
-                "|---|---|---|",
-                f"| MRZ, all lines | {syn['mrz_exact_rate']} | {syn['mrz_count']} |",
-            ]
-            lines += [f"| MRZ {k} | {v['exact_rate']} | {v['count']} |" for k, v in syn["per_format"].items()]
-            lines += [f"| field {k} as reported (MRZ where it vouches for it, else printed) | {v['exact_rate']} | {v['count']} |"
-                      for k, v in syn["fields"].items()]
-            lines += [f"| printed only (Tesseract) {k} | {v['exact_rate']} | {v['count']} |"
-                      for k, v in syn["viz_fields"].items()]
-            lines += [f"| MRZ reported valid but wrong | {syn['mrz_false_valid']} | {syn['mrz_count']} |",
-                      f"| quarter-turn found | {syn['rotation_rate']} | {syn['count']} |"]
-            by_category = syn.get("fields_by_category") or {}
-            if by_category:
-                lines += ["", "Final fields by category (backs and passport pages carry an MRZ; card fronts only print):",
-                          "", "| category | surname | date of birth | document number |", "|---|---|---|---|"]
-                lines += [f"| {cat} | {v.get('surname')} | {v.get('date_of_birth')} | {v.get('document_number')} |"
-                          for cat, v in by_category.items()]
-            if syn.get("median_ms") is not None:
-                lines += ["", f"Median {syn['median_ms']:.0f} ms per capture; every miss is listed in "
-                              f"{_relative(eval_json)}."]
+    syn = _synthetic(eval_json)
+    if syn:
+        lines += [
+            "",
+            f"Synthetic captures (`docauth eval ocr --count {syn['count']} --seed {syn['seed']}`, "
+            f"docauth.synth phone photos and scans, td1_back / td3_open / td1_front in turn):",
+            "",
+            "| measure | exact-match rate | n |",
+            "|---|---|---|",
+            f"| MRZ, all lines | {syn['mrz_exact_rate']} | {syn['mrz_count']} |",
+        ]
+        lines += [f"| MRZ {k} | {v['exact_rate']} | {v['count']} |" for k, v in syn["per_format"].items()]
+        lines += [f"| field {k} as reported (MRZ where it vouches for it, else printed) | {v['exact_rate']} | {v['count']} |"
+                  for k, v in syn["fields"].items()]
+        lines += [f"| printed only (Tesseract) {k} | {v['exact_rate']} | {v['count']} |"
+                  for k, v in syn["viz_fields"].items()]
+        lines += [f"| MRZ reported valid but wrong | {syn['mrz_false_valid']} | {syn['mrz_count']} |",
+                  f"| quarter-turn found | {syn['rotation_rate']} | {syn['count']} |"]
+        by_category = syn.get("fields_by_category") or {}
+        if by_category:
+            lines += ["", "Final fields by category (backs and passport pages carry an MRZ; card fronts only print):",
+                      "", "| category | surname | date of birth | document number |", "|---|---|---|---|"]
+            lines += [f"| {cat} | {v.get('surname')} | {v.get('date_of_birth')} | {v.get('document_number')} |"
+                      for cat, v in by_category.items()]
+        if syn.get("median_ms") is not None:
+            lines += ["", f"Median {syn['median_ms']:.0f} ms per capture; every miss is listed in "
+                          f"{_relative(eval_json)}."]
     fresh = _fresh_summary(fresh_eval_json)
     if fresh:
         lines += ["", fresh]
