@@ -406,7 +406,7 @@ def _refit_filler_runs(lines, alts, type_, today, min_unchecked_p) -> MRZResult 
     for n, line in enumerate(lines):
         missing = length - len(line)
         if missing == 0:
-            per_line.append([(line, None, [], None)])
+            per_line.append([(line, None if alts is None else list(alts[n]), [], None)])
             continue
         if abs(missing) > MAX_REFIT:
             return None
@@ -423,7 +423,7 @@ def _refit_filler_runs(lines, alts, type_, today, min_unchecked_p) -> MRZResult 
     passing = {}
     for combo in product(*per_line):
         texts = [o[0] for o in combo]
-        cand_alts = None if alts is None else [o[1] if o[1] is not None else list(alts[n]) for n, o in enumerate(combo)]
+        cand_alts = None if alts is None else [o[1] for o in combo]
         r = _parse(texts, cand_alts, today, True, min_unchecked_p)
         if r.type == type_ and r.structure_ok and r.checks and all(c["ok"] for c in r.checks.values()):
             passing.setdefault(tuple(r.lines), (r, combo))
