@@ -6,8 +6,9 @@ import cv2
 import numpy as np
 import pytest
 
-from docauth.ocr.mrzlines import LABELS, decode_line
-from docauth.ocr.mrzread import LINE_H, LINE_W, cut_strip, find_mrz_levelled, rotate_degrees, text_angle
+from docauth.ocr.mrzlines import LABELS, _greedy, decode_line
+from docauth.ocr.mrzread import (LINE_H, LINE_W, _line_fit, _percentile, cut_strip, find_mrz_levelled, rotate_degrees,
+                                 text_angle)
 from docauth.synth import generate_sample
 from docauth.synth.seeds import TESTS
 
@@ -85,6 +86,41 @@ def test_decoding_forces_the_line_length():
     p[12:14, LABELS.index("9")] = 0.45
     assert decode_line(p).text == "L89802C3"  # free decoding loses it
     assert decode_line(p, 9).text == "L898902C3"  # the format's length brings it back
+
+
+def _greedy_frame_by_frame(logp, blank_bias):
+    """CTC best path read one frame at a time: the definition the vectorised decoder must keep."""
+    scores = logp.copy()
+    scores[:, 0] += blank_bias
+    out, prev = [], 0
+    for t, k in enumerate(scores.argmax(1)):
+        if k != 0 and k == prev:
+            out[-1] = (k, out[-1][1], t)
+        elif k != 0:
+            out.append((int(k), t, t))
+        prev = k
+    return out
+
+
+def test_best_path_decoding_matches_the_frame_by_frame_definition():
+    rng = np.random.default_rng(7)
+    for k in range(300):
+        logits = rng.normal(0.0, 3.0, (192, len(LABELS)))
+        if k % 3 == 0:
+            logits[rng.integers(0, 192, 30)] = 0.0  # exact ties: they go to the blank
+        logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+        bias = 0.0 if k % 2 else float(rng.uniform(-3, 3))
+        assert _greedy(logp, bias) == _greedy_frame_by_frame(logp, bias)
+
+
+def test_line_geometry_helpers_match_numpy():
+    rng = np.random.default_rng(3)
+    for n in range(1, 80):
+        heights = rng.integers(5, 40, n).astype(float)
+        assert _percentile(heights, 80) == float(np.percentile(heights, 80))
+        if n >= 2:
+            x, y = rng.uniform(0, 900, n), rng.normal(300, 4, n)
+            assert np.allclose(_line_fit(x, y), np.polyfit(x, y, 1), rtol=1e-9, atol=1e-9)
 
 
 def test_training_degrades_strips_like_the_readers_misses():

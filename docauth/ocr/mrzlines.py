@@ -45,18 +45,16 @@ class LineRead:
 
 def _greedy(logp: np.ndarray, blank_bias: float) -> list[tuple[int, int, int]]:
     """(label, first frame, last frame) of each emitted character."""
-    scores = logp.copy()
-    scores[:, 0] += blank_bias
-    best = scores.argmax(1)
-    out: list[tuple[int, int, int]] = []
-    prev = 0
-    for t, k in enumerate(best):
-        if k != 0 and k == prev:
-            out[-1] = (k, out[-1][1], t)
-        elif k != 0:
-            out.append((int(k), t, t))
-        prev = k
-    return out
+    best = logp[:, 1:].argmax(1) + 1
+    # Ties go to the blank, as argmax over all classes (blank first) would give them.
+    best[logp[:, 0] + blank_bias >= logp[np.arange(len(logp)), best]] = 0
+    # A character starts where the best label changes to a non-blank; it runs while the label repeats.
+    starts = np.flatnonzero((best != 0) & (best != np.concatenate([[0], best[:-1]])))
+    if len(starts) == 0:
+        return []
+    changed = np.flatnonzero(best[1:] != best[:-1]) + 1  # frames where the label changes
+    ends = np.append(changed, len(best))[np.searchsorted(changed, starts, side="right")] - 1
+    return [(int(best[a]), int(a), int(b)) for a, b in zip(starts, ends)]
 
 
 def decode_line(probs: np.ndarray, length: int | None = None) -> LineRead:
@@ -89,17 +87,17 @@ def decode_line(probs: np.ndarray, length: int | None = None) -> LineRead:
             else:
                 hi = mid
         segments = best
-    text, alternatives, logs = [], [], []
-    for label, a, b in segments:
-        frames = probs[a:b + 1]
-        peak = a + int(np.argmax(frames[:, label]))
-        p = probs[peak, 1:] / max(1e-9, float(probs[peak, 1:].sum()))  # character given "not blank"
-        top = np.argsort(-p)[:TOP_K]
-        text.append(LABELS[label])
-        alternatives.append([(LABELS[j + 1], float(p[j])) for j in top])
-        logs.append(np.log(max(float(p[label - 1]), 1e-9)))
-    confidence = float(np.exp(np.mean(logs))) if logs else 0.0
-    return LineRead("".join(text), alternatives, confidence)
+    if not segments:
+        return LineRead("", [], 0.0)
+    labels = [label for label, _a, _b in segments]
+    peaks = [a + int(np.argmax(probs[a:b + 1, label])) for label, a, b in segments]
+    chars = probs[peaks, 1:]
+    p = chars / np.maximum(1e-9, chars.sum(1, keepdims=True))  # character given "not blank"
+    top = np.argsort(-p, axis=1)[:, :TOP_K]
+    alternatives = [[(LABELS[j + 1], float(row[j])) for j in order] for row, order in zip(p, top)]
+    logs = np.log(np.maximum(p[np.arange(len(labels)), np.array(labels) - 1].astype(np.float64), 1e-9))
+    confidence = float(np.exp(np.mean(logs)))
+    return LineRead("".join(LABELS[k] for k in labels), alternatives, confidence)
 
 
 # --- model ---------------------------------------------------------------------------
@@ -388,6 +386,8 @@ def train(out_dir: Path, *, blocks: int = 12000, captures: int = 4000, epochs: i
         if cache_file is not None:
             np.savez(cache_file, x=x, y=y, xv=xv, yv=yv, info=json.dumps(info))
     log(f"train strips {len(y)}, validation strips {len(yv)}")
+    if epochs == 0:  # only cut the strips (a cache to extend or to train from later)
+        return {"metrics": {"train_strips": int(len(y)), "val_strips": int(len(yv))}, "training": {"data": info}}
     train_model, model = build_model()
     if init:
         model.load_weights(init) if str(init).endswith(".weights.h5") else model.set_weights(

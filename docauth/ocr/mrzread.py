@@ -138,7 +138,7 @@ def _chain_lines(boxes: np.ndarray) -> list[np.ndarray]:
             if sizes[k] >= 4 or glyphs[k] >= MIN_WELDED_CHARACTERS]
 
 
-def _merge_rows(chains: list[np.ndarray], max_gap: float = 2.6) -> list[np.ndarray]:
+def _merge_rows(chains: list[np.ndarray], max_gap: float = 2.6) -> list[TextLine]:
     """Join chains on the same baseline separated by a short gap (a faint or broken glyph)."""
     items = [_make_line(c) for c in chains]
     items.sort(key=lambda ln: ln.x0)
@@ -164,12 +164,33 @@ def _merge_rows(chains: list[np.ndarray], max_gap: float = 2.6) -> list[np.ndarr
                 break
             if merged:
                 break
-    return [ln.boxes for ln in items]
+    return items
+
+
+def _percentile(values: np.ndarray, q: float) -> float:
+    """``np.percentile(values, q)`` (linear interpolation, the same arithmetic) without its overhead:
+    it is taken for every candidate line of every search."""
+    v = np.sort(values)
+    at = (len(v) - 1) * (q / 100.0)
+    lo = int(at)
+    hi = min(lo + 1, len(v) - 1)
+    t = at - lo
+    a, b = float(v[lo]), float(v[hi])
+    return b - (b - a) * (1.0 - t) if t >= 0.5 else a + (b - a) * t
+
+
+def _line_fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Least-squares slope and intercept of y over x (``np.polyfit(x, y, 1)``, in closed form)."""
+    mx, my = x.mean(), y.mean()
+    dx = x - mx
+    spread = float((dx * dx).sum())
+    slope = float((dx * (y - my)).sum()) / spread if spread > 0 else 0.0  # a vertical run: no slope to fit
+    return slope, float(my - slope * mx)
 
 
 def _make_line(boxes: np.ndarray) -> TextLine:
-    boxes = boxes[np.argsort(boxes[:, 0])]
-    h = float(np.percentile(boxes[:, 3], 80))
+    boxes = boxes[np.argsort(boxes[:, 0], kind="stable")]
+    h = _percentile(boxes[:, 3], 80)
     tall = boxes[boxes[:, 3] >= 0.75 * h]
     if len(tall) < 3:
         tall = boxes
@@ -181,7 +202,7 @@ def _make_line(boxes: np.ndarray) -> TextLine:
         for _ in range(3):  # robust: drop background specks chained onto the line
             if keep.sum() < 6:
                 break
-            slope, intercept = np.polyfit(cx[keep], cy[keep], 1)
+            slope, intercept = _line_fit(cx[keep], cy[keep])
             keep = np.abs(cy - (slope * cx + intercept)) < 0.2 * h
     return TextLine(boxes=boxes, height=h, x0=float(boxes[:, 0].min()),
                     x1=float((boxes[:, 0] + boxes[:, 2]).max()), slope=float(slope), intercept=float(intercept))
@@ -196,8 +217,7 @@ def find_text_lines(gray: np.ndarray, open_thin: bool = False) -> list[TextLine]
         # Hair-line guilloche crossing the glyphs welds them into one huge component: cut it off.
         binary = cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     boxes = _components(binary, min_h=6, max_h=max(8, h // 3))
-    lines = [_make_line(g) for g in _merge_rows(_chain_lines(boxes))]
-    return [ln for ln in lines if _long_enough(ln)]
+    return [ln for ln in _merge_rows(_chain_lines(boxes)) if _long_enough(ln)]
 
 
 def _long_enough(line: TextLine) -> bool:
