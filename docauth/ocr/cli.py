@@ -22,7 +22,8 @@ def _echo_err(message: str) -> None:
 @click.option("--blocks", default=12000, show_default=True, help="Rendered MRZ blocks to cut line strips from.")
 @click.option("--captures", default=4000, show_default=True,
               help="Synthetic document captures (docauth.synth, TRAIN seeds) to cut line strips from.")
-@click.option("--epochs", default=6, show_default=True)
+@click.option("--epochs", type=click.IntRange(min=0), default=6, show_default=True,
+              help="Training epochs; 0 only cuts the strips into --cache.")
 @click.option("--batch-size", default=32, show_default=True)
 @click.option("--seed", default=9303, show_default=True)
 @click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,

@@ -423,7 +423,9 @@ def train(out_dir: Path, *, blocks: int = 12000, captures: int = 4000, epochs: i
                 "learning_rate": peak, "degraded_share": augment_share,
                 "strips": int(len(y)), "initialised_from": str(init) if init else None,
                 "seconds": round(time.time() - t0, 1), "data": info, "history": history,
-                "recipe": f"docauth train mrz --blocks {blocks} --captures {captures} --epochs {epochs}"
+                # The strips' own description: a cache built by an earlier run holds what that run cut.
+                "recipe": f"docauth train mrz --blocks {info.get('blocks', blocks)}"
+                          f" --captures {info.get('captures', {}).get('captures', 0)} --epochs {epochs}"
                           f" --batch-size {batch_size} --lr {peak:g} --degraded-share {augment_share:g}"
                           + (f" --init {init}" if init else "") + (f" --cache {cache}" if cache else "")
                           + _extension_recipe(info)}
