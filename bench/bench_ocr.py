@@ -291,6 +291,14 @@ def write_docs(speed, spec, peye, n_images, eval_json=None, fresh_eval_json=None
             lines.append("| PassportEye | not run (no /tmp/peye-venv) | | |")
         missed = [r["file"] for r in spec["rows"] if not r["exact"]]
         lines += ["", f"docauth misses: {', '.join(missed) if missed else 'none'}."]
+        printed = spec.get("printed_fields")
+        if printed:
+            lines += ["", "Printed fields (VIZ, Tesseract) on the same specimens, against the fields of their true MRZ "
+                      "(read = a value was given; exact = it equals the MRZ's): "
+                      + "; ".join(f"{name.replace('_', ' ')} {p['exact']} exact of {p['read']} read "
+                                  f"({p['specimens']} specimens)" for name, p in printed.items())
+                      + ". The field bars are measured on generated captures only; on real layouts the printed "
+                        "reader is far weaker, and where a valid MRZ exists the fields come from it."]
     syn = _synthetic(eval_json)
     if syn:
         lines += [

@@ -334,3 +334,21 @@ def test_text_that_is_not_an_mrz_is_not_credible_however_confidently_read():
     glared = read(["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO74081B4159ZE184226B<<<<<10"], 0.9)
     assert not glared.result.structure_ok and _credible(glared) is glared
     assert glared.result.checks["document_number"]["ok"]
+
+
+def test_printed_fields_of_a_specimen_are_scored_against_its_true_mrz():
+    from types import SimpleNamespace
+
+    from docauth.ocr.evaluate import _printed_against_truth, _printed_summary
+
+    truth = {"lines": ["I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6",
+                       "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"]}
+    read = SimpleNamespace(viz={"surname": "Eriksson", "date_of_birth": "1974-08-12", "document_number": "D23I458907"})
+    printed = _printed_against_truth(read, truth)
+    assert printed["surname"]["exact"] and printed["date_of_birth"]["exact"]
+    assert printed["document_number"] == {"read": "D23I458907", "exact": False}  # one letter for a digit
+    unread = _printed_against_truth(None, truth)  # the image could not be read at all
+    assert not any(p["exact"] for p in unread.values())
+    summary = _printed_summary([{"printed": printed}, {"printed": unread}])
+    assert summary["surname"] == {"specimens": 2, "read": 1, "exact": 1}
+    assert summary["document_number"] == {"specimens": 2, "read": 1, "exact": 0}

@@ -31,6 +31,7 @@ def evaluate_specimens(reader, root: Path, *, log=None) -> dict:
     rows = []
     for r in load_truth(root):
         t = time.perf_counter()
+        result = None
         try:
             result = reader(load_image(Path(root) / r["file"]))
             mrz = result.mrz
@@ -39,12 +40,14 @@ def evaluate_specimens(reader, root: Path, *, log=None) -> dict:
             if log:
                 log(f"{r['file']}: {exc.message}")
         ms = (time.perf_counter() - t) * 1000
+        printed = _printed_against_truth(result, r)
         got = mrz.lines if mrz is not None else []
         exact = got == r["lines"]
         valid = bool(mrz is not None and mrz.valid)
         row = {"file": r["file"], "type": r["mrz_type"], "exact": exact, "valid": valid,
                "expect_valid": r["expect_valid"], "false_valid": valid and not exact,
-               "char_errors": _char_errors(got, r["lines"]), "ms": round(ms, 1), "read": "|".join(got)}
+               "char_errors": _char_errors(got, r["lines"]), "ms": round(ms, 1), "read": "|".join(got),
+               "printed": printed}
         rows.append(row)
         if log:
             log(f"{'OK ' if exact else 'BAD'} {row['file']:<34} valid={valid!s:<5} errors={row['char_errors']:<3}"
@@ -58,8 +61,36 @@ def evaluate_specimens(reader, root: Path, *, log=None) -> dict:
         "invalid_specimens_reported_invalid": sum(1 for r in rows if not r["expect_valid"] and not r["valid"]),
         "invalid_specimens": sum(1 for r in rows if not r["expect_valid"]),
         "median_ms": round(float(np.median([r["ms"] for r in rows])), 1) if rows else None,
+        "printed_fields": _printed_summary(rows),
         "rows": rows,
     }
+
+
+PRINTED_FIELDS = ("surname", "date_of_birth", "document_number")
+
+
+def _printed_against_truth(result, truth_row: dict) -> dict:
+    """Per field: the printed (VIZ) value as read, and whether it equals the field of the true MRZ.
+
+    Real documents print what their MRZ encodes (names in their national spelling, which
+    :func:`field_equal` folds), so the true MRZ is the truth of the printed fields too.
+    """
+    from docauth.ocr.mrz import parse_mrz
+
+    truth = parse_mrz(truth_row["lines"], correct=False).fields
+    out = {}
+    for name in PRINTED_FIELDS:
+        read = result.viz.get(name) if result is not None else None
+        out[name] = {"read": read, "exact": read not in (None, "") and field_equal(name, read, truth.get(name))}
+    return out
+
+
+def _printed_summary(rows: list[dict]) -> dict:
+    """Printed fields read, and read exactly, over the specimens (each shows a data page, a card front or
+    both sides: all print the fields)."""
+    return {name: {"specimens": len(rows),
+                   "read": sum(r["printed"][name]["read"] not in (None, "") for r in rows),
+                   "exact": sum(r["printed"][name]["exact"] for r in rows)} for name in PRINTED_FIELDS}
 
 
 def _char_errors(got: list[str], truth: list[str]) -> int:
