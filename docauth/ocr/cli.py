@@ -154,6 +154,8 @@ def eval_ocr(count, seed, models_dir, no_specimens, json_out):
         click.echo(f"  MRZ exact {spec['mrz_exact']}/{spec['count']} = {spec['mrz_exact_rate']:.1%}; "
                    f"false valid {spec['false_valid']}; invalid specimens reported invalid "
                    f"{spec['invalid_specimens_reported_invalid']}/{spec['invalid_specimens']}")
+        click.echo("  printed fields against the true MRZ: " + "; ".join(
+            f"{name} {p['exact']} exact of {p['read']} read" for name, p in spec["printed_fields"].items()))
     elif not no_specimens:
         click.echo("real specimens: ../shared/data absent, skipped")
     if count > 0:
