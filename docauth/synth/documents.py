@@ -107,6 +107,9 @@ class _Style:
         self.value_font = self.bold if rng.random() < 0.7 else self.regular
         self.country = country_info(country)
         self.specimen = rng.random() < 0.15
+        # (field key, printed value, text box x0, y0, x1, y1) of every value drawn: where the printed-field
+        # recogniser's training crops are (no random draw, so the documents are as before)
+        self.value_boxes: list = []
 
     def label(self, key: str) -> str:
         text = LABELS["en"][key]
@@ -181,6 +184,7 @@ def _field(dr, style: _Style, x, y, key, value, label_size, value_size, max_widt
     dr.text((x, y), text, font=lf, fill=style.label_color)
     vf = d.fit_font(style.value_font, value, max_width, value_size)
     dr.text((x, y + label_size * 1.15), value, font=vf, fill=style.value_color)
+    style.value_boxes.append((key, value, *dr.textbbox((x, y + label_size * 1.15), value, font=vf)))
     return y + label_size * 1.15 + value_size * 1.25
 
 
@@ -295,8 +299,11 @@ def render_td1_front(rng, identity: dict, portrait=None, allow_mrz: bool = True)
             dr.text((w * 0.83, h * 0.88), can, font=d.font(style.bold, int(h * 0.05)), fill=style.value_color)
     if number_on_top:
         nf = d.fit_font(style.bold, identity["document_number"], w * 0.26, int(h * 0.045))
-        dr.text((w * 0.96 - nf.getlength(identity["document_number"]), h * 0.04), identity["document_number"],
+        corner = (w * 0.96 - nf.getlength(identity["document_number"]), h * 0.04)
+        dr.text(corner, identity["document_number"],
                 font=nf, fill=hcol if header_band else (170, 40, 40) if rng.random() < 0.5 else style.value_color)
+        style.value_boxes.append(("docno", identity["document_number"],
+                                  *dr.textbbox(corner, identity["document_number"], font=nf)))
     elif emblem_on_top:
         d.emblem(dr, rng, (w * 0.92, h * 0.08), h * 0.05, hcol)
     _security_extras(img, rng, style, avoid_bottom=top_h / h)
@@ -314,7 +321,7 @@ def render_td1_front(rng, identity: dict, portrait=None, allow_mrz: bool = True)
     arr = _finish(img, rng, style)
     return RenderedDocument(arr, label_fields(identity), mrz, mrz_type, "front", "td1_card", portrait_box, mrz_box,
                             identity["identity_id"], page_box=(0, 0, w, h), mask=d.rounded_mask(h, w, int(h * 0.06)),
-                            extras={"mrz_on_front": with_mrz})
+                            extras={"mrz_on_front": with_mrz, "value_boxes": style.value_boxes})
 
 
 def _td1_mrz(identity, rng) -> list[str]:
@@ -373,7 +380,8 @@ def render_td1_back(rng, identity: dict, portrait=None) -> RenderedDocument:
         _specimen(img, rng, style)
     arr = _finish(img, rng, style)
     return RenderedDocument(arr, label_fields(identity), mrz, "TD1", "back", "td1_card", None, mrz_box,
-                            identity["identity_id"], page_box=(0, 0, w, h), mask=d.rounded_mask(h, w, int(h * 0.06)))
+                            identity["identity_id"], page_box=(0, 0, w, h), mask=d.rounded_mask(h, w, int(h * 0.06)),
+                            extras={"value_boxes": style.value_boxes})
 
 
 def _td3_page(rng, identity: dict, portrait) -> tuple[np.ndarray, list[str], tuple, tuple]:

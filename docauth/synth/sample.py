@@ -155,4 +155,8 @@ def _document_sample(category: str, rng: np.random.Generator, label: dict) -> Sa
         "portrait_corners": _corners(cap.project(_box_points(doc.portrait_box))) if doc.portrait_box else None,
         "capture": capture_info,
     })
+    if doc.extras.get("value_boxes") and doc.page_box[:2] == (0, 0):
+        # the printed values' boxes in the capture (each a TL, TR, BR, BL quad), for the printed-field recogniser
+        label["value_boxes"] = [{"field": key, "text": text, "corners": _corners(cap.project(_box_points(box)))}
+                                for key, text, *box in doc.extras["value_boxes"]]
     return Sample(cap.image, label)
