@@ -57,7 +57,7 @@ def _greedy(logp: np.ndarray, blank_bias: float) -> list[tuple[int, int, int]]:
     return [(int(best[a]), int(a), int(b)) for a, b in zip(starts, ends)]
 
 
-def decode_line(probs: np.ndarray, length: int | None = None) -> LineRead:
+def decode_line(probs: np.ndarray, length: int | None = None, labels: list = LABELS) -> LineRead:
     """Text of one line from its (frames, classes) probabilities.
 
     With ``length`` the blank's weight is nudged until greedy decoding emits
@@ -89,29 +89,31 @@ def decode_line(probs: np.ndarray, length: int | None = None) -> LineRead:
         segments = best
     if not segments:
         return LineRead("", [], 0.0)
-    labels = [label for label, _a, _b in segments]
+    chosen = [label for label, _a, _b in segments]
     peaks = [a + int(np.argmax(probs[a:b + 1, label])) for label, a, b in segments]
     chars = probs[peaks, 1:]
     p = chars / np.maximum(1e-9, chars.sum(1, keepdims=True))  # character given "not blank"
     top = np.argsort(-p, axis=1)[:, :TOP_K]
-    alternatives = [[(LABELS[j + 1], float(row[j])) for j in order] for row, order in zip(p, top)]
-    logs = np.log(np.maximum(p[np.arange(len(labels)), np.array(labels) - 1].astype(np.float64), 1e-9))
+    alternatives = [[(labels[j + 1], float(row[j])) for j in order] for row, order in zip(p, top)]
+    logs = np.log(np.maximum(p[np.arange(len(chosen)), np.array(chosen) - 1].astype(np.float64), 1e-9))
     confidence = float(np.exp(np.mean(logs)))
-    return LineRead("".join(LABELS[k] for k in labels), alternatives, confidence)
+    return LineRead("".join(labels[k] for k in chosen), alternatives, confidence)
 
 
 # --- model ---------------------------------------------------------------------------
-def build_model():
+def build_model(width: int = LINE_W, labels: list = LABELS, name: str = MODEL_NAME):
     """(training model with logits out, inference model with probabilities out), sharing weights.
 
-    About 70 M multiply-adds per line: separable convolutions down to 4 x 192,
+    About 70 M multiply-adds per MRZ line: separable convolutions down to 4 x 192,
     then the column features are mixed along the line (each frame sees about
     four glyphs, enough to tell '<<' from 'K' and a line's end from its middle).
+    ``width``/``labels``/``name``: the same network for other single lines of print
+    (:mod:`docauth.ocr.vizlines`); one frame per 4 columns.
     """
     import keras
     from keras import layers
 
-    inp = keras.Input((LINE_H, LINE_W, 1), name="strip")
+    inp = keras.Input((LINE_H, width, 1), name="strip")
     x = layers.Conv2D(24, 3, strides=2, padding="same", use_bias=False)(inp)
     x = layers.BatchNormalization()(x)
     x = layers.ReLU()(x)
@@ -123,15 +125,15 @@ def build_model():
             x = layers.MaxPooling2D(pool)(x)
     # (4, 192, 160) -> (192, 640): one feature vector per column frame.
     x = layers.Permute((2, 1, 3))(x)
-    x = layers.Reshape((FRAMES, -1))(x)
+    x = layers.Reshape((width // 4, -1))(x)
     x = layers.Dense(160, activation="relu")(x)
     for dilation in (1, 2):
         y = layers.SeparableConv1D(160, 5, padding="same", dilation_rate=dilation, activation="relu")(x)
         x = layers.Add()([x, y])
     x = layers.Dropout(0.15)(x)
-    logits = layers.Dense(len(LABELS), name="logits")(x)
+    logits = layers.Dense(len(labels), name="logits")(x)
     probs = layers.Softmax(name="probabilities")(logits)
-    return keras.Model(inp, logits, name="mrz_lines_train"), keras.Model(inp, probs, name=MODEL_NAME)
+    return keras.Model(inp, logits, name=f"{name}_train"), keras.Model(inp, probs, name=name)
 
 
 # --- training data ---------------------------------------------------------------------
@@ -330,12 +332,13 @@ def ctc_loss(y_true, logits):
                           logits_time_major=False, blank_index=0)
 
 
-def line_accuracy(model, x: np.ndarray, y: np.ndarray) -> float:
+def line_accuracy(model, x: np.ndarray, y: np.ndarray, labels: list = LABELS, known_length: bool = True) -> float:
+    """Share of lines read exactly (``known_length``: decoded to the true length, as the MRZ's format gives it)."""
     probs = model.predict(x.astype(np.float32)[..., None] / 255.0, batch_size=128, verbose=0)
     ok = 0
-    for p, labels in zip(probs, y):
-        truth = "".join(LABELS[k] for k in labels if k)
-        ok += decode_line(p, len(truth)).text == truth
+    for p, codes in zip(probs, y):
+        truth = "".join(labels[k] for k in codes if k)
+        ok += decode_line(p, len(truth) if known_length else None, labels).text == truth
     return ok / max(1, len(y))
 
 
@@ -367,7 +370,6 @@ def train(out_dir: Path, *, blocks: int = 12000, captures: int = 4000, epochs: i
           augment_share: float = 0.3, learning_rate: float | None = None, log=print) -> dict:
     """Cut strips, train with CTC, measure line accuracy on held-out strips, write ``mrz_lines.keras`` + ``.json``."""
     import keras
-    import tensorflow as tf
 
     from docauth.synth.seeds import TRAIN, VALIDATION
 
@@ -392,8 +394,45 @@ def train(out_dir: Path, *, blocks: int = 12000, captures: int = 4000, epochs: i
     if init:
         model.load_weights(init) if str(init).endswith(".weights.h5") else model.set_weights(
             keras.saving.load_model(init, compile=False).get_weights())
-    steps = epochs * int(np.ceil(len(y) / batch_size))
     peak = learning_rate if learning_rate is not None else (2e-3 if not init else 1e-3)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    def describe(history: list, seconds: float) -> dict:
+        return {"seed": seed, "epochs": epochs, "epochs_run": len(history), "batch_size": batch_size,
+                "learning_rate": peak, "degraded_share": augment_share,
+                "strips": int(len(y)), "initialised_from": str(init) if init else None,
+                "seconds": round(seconds, 1), "data": info, "history": history,
+                # The strips' own description: a cache built by an earlier run holds what that run cut.
+                "recipe": f"docauth train mrz --blocks {info.get('blocks', blocks)}"
+                          f" --captures {info.get('captures', {}).get('captures', 0)} --epochs {epochs}"
+                          f" --batch-size {batch_size} --lr {peak:g} --degraded-share {augment_share:g}"
+                          + (f" --init {init}" if init else "") + (f" --cache {cache}" if cache else "")
+                          + _extension_recipe(info)}
+
+    def save(history: list, seconds: float, accuracy: float) -> dict:
+        return write_model(model, out_dir, training=describe(history, seconds),
+                           metrics={"val_line_accuracy": round(accuracy, 5), "val_strips": int(len(yv))})
+
+    best, meta = fit_ctc(train_model, model, (x, y), (xv, yv), epochs=epochs, batch_size=batch_size, peak=peak,
+                         augment_share=augment_share, seed=seed, accuracy=lambda: line_accuracy(model, xv, yv),
+                         save=save, log=log)
+    log(f"held-out line accuracy {best:.4f}; wrote {out_dir / (MODEL_NAME + '.keras')}")
+    return meta
+
+
+def fit_ctc(train_model, model, train_set: tuple, val_set: tuple, *, epochs: int, batch_size: int, peak: float,
+            augment_share: float, seed: int, accuracy, save, log) -> tuple[float, dict]:
+    """Train ``train_model`` (logits) with CTC on uint8 strips (ink = 255) and integer labels (0 = padding),
+    degraded as :func:`degrade` and jittered in contrast; after each epoch ``accuracy()`` of ``model`` on the
+    held-out strips, and ``save(history, seconds, accuracy)`` when it is the best so far (a long run cut short
+    still leaves the best model). Returns (best accuracy, what the last ``save`` returned); ``model`` ends with
+    the best epoch's weights."""
+    import keras
+    import tensorflow as tf
+
+    (x, y), (xv, yv) = train_set, val_set
+    steps = epochs * int(np.ceil(len(y) / batch_size))
     lr = keras.optimizers.schedules.CosineDecay(0.0, steps, warmup_target=peak,
                                                 warmup_steps=min(500, steps // 10))
     train_model.compile(optimizer=keras.optimizers.AdamW(lr, weight_decay=1e-4), loss=ctc_loss)
@@ -412,36 +451,18 @@ def train(out_dir: Path, *, blocks: int = 12000, captures: int = 4000, epochs: i
     data = (tf.data.Dataset.from_tensor_slices((x, y)).shuffle(len(y), seed=seed, reshuffle_each_iteration=True)
             .batch(batch_size).map(as_float).map(augment).prefetch(2))
     val = tf.data.Dataset.from_tensor_slices((xv, yv)).batch(256).map(as_float)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
-    history = []
-    best = (-1.0, None)
-
-    def describe() -> dict:
-        return {"seed": seed, "epochs": epochs, "epochs_run": len(history), "batch_size": batch_size,
-                "learning_rate": peak, "degraded_share": augment_share,
-                "strips": int(len(y)), "initialised_from": str(init) if init else None,
-                "seconds": round(time.time() - t0, 1), "data": info, "history": history,
-                # The strips' own description: a cache built by an earlier run holds what that run cut.
-                "recipe": f"docauth train mrz --blocks {info.get('blocks', blocks)}"
-                          f" --captures {info.get('captures', {}).get('captures', 0)} --epochs {epochs}"
-                          f" --batch-size {batch_size} --lr {peak:g} --degraded-share {augment_share:g}"
-                          + (f" --init {init}" if init else "") + (f" --cache {cache}" if cache else "")
-                          + _extension_recipe(info)}
+    history: list = []
+    best, best_weights, meta = -1.0, None, {}
     for epoch in range(epochs):
         h = train_model.fit(data, epochs=1, validation_data=val, verbose=2)
-        acc = line_accuracy(model, xv, yv)
+        acc = accuracy()
         history.append({"epoch": epoch + 1, "loss": round(float(h.history["loss"][-1]), 4),
                         "val_loss": round(float(h.history["val_loss"][-1]), 4), "val_line_accuracy": round(acc, 5)})
         log(f"epoch {epoch + 1}/{epochs}: {history[-1]} ({time.time() - t0:.0f}s)")
-        if acc >= best[0]:
-            best = (acc, model.get_weights())
-            # A long run cut short still leaves the best model, with its metadata.
-            meta = write_model(model, out_dir, training=describe(), metrics={
-                "val_line_accuracy": round(best[0], 5), "val_strips": int(len(yv))})
-    model.set_weights(best[1])
-    meta = write_model(model, out_dir, training=describe(),
-                       metrics={"val_line_accuracy": round(best[0], 5), "val_strips": int(len(yv))})
-    log(f"held-out line accuracy {best[0]:.4f}; wrote {out_dir / (MODEL_NAME + '.keras')}")
-    return meta
+        if acc >= best:
+            best, best_weights = acc, model.get_weights()
+            meta = save(history, time.time() - t0, best)
+    model.set_weights(best_weights)
+    meta = save(history, time.time() - t0, best)
+    return best, meta
