@@ -65,6 +65,7 @@ HELP = {
     "batch": "Scan an archive of images into a JSONL file.",
     "classifiers": "The document and side classifiers.",
     "mrz": "The MRZ line recogniser.",
+    "viz": "The printed-field recogniser.",
     "outline": "The document outline (localisation) model.",
     "faces": "Face matching on real photos.",
 }
@@ -90,6 +91,7 @@ train = lazy_group(
     "train",
     "Train models from generated data.",
     {"classifiers": "docauth.classifiers.cli:train_classifiers", "mrz": "docauth.ocr.cli:train_mrz",
+     "viz": "docauth.ocr.cli:train_viz",
      "outline": "docauth.ocr.cli:train_outline"},
 )
 evaluate = lazy_group(

@@ -1,7 +1,7 @@
 """OCR stage: locate and rectify the document, read the MRZ (ICAO 9303), read the printed fields.
 
     from docauth.ocr import DocumentReader, parse_mrz
-    reader = DocumentReader.load()      # loads models/mrz_lines through docauth.runtime
+    reader = DocumentReader.load()      # loads models/mrz_lines (+ viz_lines) through docauth.runtime
     result = reader(rgb)                # OCRResult; result.export() is JSON-safe
     parse_mrz("P<UTO...|L898902C3...")  # MRZResult; never raises
 
@@ -10,7 +10,8 @@ zone finder, line strips), ``mrzlines`` (the CTC line recogniser: model,
 decoding, training), ``mrzrender`` (rendered MRZs for training), ``locate``
 (document quad, warp, quarter-turns), ``quad`` (corner geometry), ``outline`` (optional
 segmentation model for the quad), ``viz`` (printed fields with Tesseract),
-``reader`` (the stage object), ``evaluate``, ``cli``.
+``vizlines`` (the printed-field recogniser: numbers and dates read again, same
+network as ``mrzlines``), ``reader`` (the stage object), ``evaluate``, ``cli``.
 Importing this package loads no ML framework.
 """
 

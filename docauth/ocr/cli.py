@@ -16,24 +16,37 @@ def _echo_err(message: str) -> None:
     click.echo(message, err=True)
 
 
+def _ctc_training_options(items: str, epochs: int):
+    """The options both CTC line recognisers train with (``items``: what their training cuts)."""
+    options = [
+        click.option("--epochs", type=click.IntRange(min=0), default=epochs, show_default=True,
+                     help=f"Training epochs; 0 only cuts the {items} into --cache."),
+        click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help=f"Keep the cut {items} in this .npz and reuse them on the next run."),
+        click.option("--batch-size", default=32, show_default=True),
+        click.option("--lr", "learning_rate", type=float, default=None,
+                     help="Peak learning rate (default 2e-3 from scratch, 1e-3 starting from --init)."),
+        click.option("--degraded-share", type=click.FloatRange(0.0, 1.0), default=0.3, show_default=True,
+                     help=f"Share of {items} coarsened (lower resolution) and, independently, of {items} blurred."),
+    ]
+
+    def decorate(command):
+        for option in reversed(options):
+            command = option(command)
+        return command
+    return decorate
+
+
 @click.command("mrz")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where to write mrz_lines.keras/.json (default: the models directory).")
 @click.option("--blocks", default=12000, show_default=True, help="Rendered MRZ blocks to cut line strips from.")
 @click.option("--captures", default=4000, show_default=True,
               help="Synthetic document captures (docauth.synth, TRAIN seeds) to cut line strips from.")
-@click.option("--epochs", type=click.IntRange(min=0), default=6, show_default=True,
-              help="Training epochs; 0 only cuts the strips into --cache.")
-@click.option("--batch-size", default=32, show_default=True)
 @click.option("--seed", default=9303, show_default=True)
-@click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Keep the cut strips in this .npz and reuse them on the next run.")
 @click.option("--init", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="Start from this .keras model (fine-tune) instead of from scratch.")
-@click.option("--lr", "learning_rate", type=float, default=None,
-              help="Peak learning rate (default 2e-3 from scratch, 1e-3 when fine-tuning).")
-@click.option("--degraded-share", type=click.FloatRange(0.0, 1.0), default=0.3, show_default=True,
-              help="Share of strips coarsened (lower resolution) and, independently, of strips blurred.")
+@_ctc_training_options("strips", epochs=6)
 @click.option("--extend-cache", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="Build --cache from this cache plus strips of --more-captures further captures.")
 @click.option("--more-captures", type=click.IntRange(min=0), default=0, show_default=True,
@@ -60,6 +73,31 @@ def train_mrz(out_dir, blocks, captures, epochs, batch_size, seed, cache, init, 
     meta = train(out_dir or default_models_dir(), blocks=blocks, captures=captures, epochs=epochs, seed=seed,
                  cache=cache, init=init, batch_size=batch_size, augment_share=degraded_share,
                  learning_rate=learning_rate, log=_echo_err)
+    click.echo(json.dumps(meta["metrics"]))
+
+
+@click.command("viz")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where to write viz_lines.keras/.json (default: the models directory).")
+@click.option("--captures", default=4000, show_default=True,
+              help="Synthetic card captures (TRAIN seeds) whose printed values are cut for training.")
+@click.option("--val-captures", default=300, show_default=True, help="Held-out captures (VALIDATION seeds).")
+@click.option("--seed", default=9400, show_default=True)
+@click.option("--init", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="Start from this .keras model where its layers fit (e.g. models/mrz_lines.keras).")
+@_ctc_training_options("crops", epochs=5)
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes cutting the crops.")
+def train_viz(out_dir, captures, val_captures, epochs, batch_size, seed, cache, init, learning_rate,
+              degraded_share, workers):
+    """Train the printed-field recogniser (CTC) on the values printed on synthetic card captures."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    from docauth.config import default_models_dir
+    from docauth.ocr.vizlines import train
+
+    meta = train(out_dir or default_models_dir(), captures=captures, val_captures=val_captures, epochs=epochs,
+                 seed=seed, cache=cache, init=init, batch_size=batch_size, augment_share=degraded_share,
+                 learning_rate=learning_rate, workers=workers, log=_echo_err)
     click.echo(json.dumps(meta["metrics"]))
 
 

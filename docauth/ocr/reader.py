@@ -20,8 +20,10 @@ import numpy as np
 
 from docauth.errors import InvalidImage, ModelError
 from docauth.ocr.mrz import MRZResult, parse_mrz
-from docauth.ocr import outline
+from docauth.ocr import outline, vizlines
 from docauth.ocr.mrzlines import LABELS, MODEL_NAME, decode_line
+from docauth.ocr.vizlines import FIELD_H, FIELD_W, PrintedFieldReader
+from docauth.ocr.vizlines import LABELS as FIELD_LABELS
 from docauth.ocr.mrzread import (LINE_H, LINE_LENGTHS, LINE_W, FoundMRZ, angle_apart, cut_strip, find_mrz_at,
                                  find_mrz_levelled, text_angle, welded_text_angle)
 
@@ -46,6 +48,7 @@ LINE_MODEL = MODEL_NAME
 POOR_PRINTED_READ = 4
 WHOLE_FRAME_READ_SIDE = 1400
 OUTLINE_MODEL = outline.MODEL_NAME
+FIELD_MODEL = vizlines.MODEL_NAME
 
 
 @dataclass
@@ -255,11 +258,14 @@ def _unzoomed(found: FoundMRZ, zoom: float) -> FoundMRZ:
 class DocumentReader:
     """Locate, rectify, read MRZ + printed fields, cross-check."""
 
-    def __init__(self, mrz_reader: MRZReader, *, read_viz: bool = True, outline_model=None, tesseract=None):
+    def __init__(self, mrz_reader: MRZReader, *, read_viz: bool = True, outline_model=None, tesseract=None,
+                 field_reader=None):
         self.mrz_reader = mrz_reader
         self.read_viz = read_viz
         self.outline_model = outline_model
         self.tesseract = tesseract  # a docauth.ocr.tesseract engine; None: the process's "auto" one
+        # a docauth.ocr.vizlines.PrintedFieldReader: numbers and dates read again; None: by Tesseract only
+        self.field_reader = field_reader
 
     @classmethod
     def load(cls, models_dir: str | Path | None = None, backend: str = "auto", mode: str = "realtime",
@@ -281,8 +287,17 @@ class DocumentReader:
             side = outline.INPUT_SIDE
             if outline_model.input_shape != (side, side, 3):
                 raise ModelError(f"{OUTLINE_MODEL}: expected a {side}x{side} RGB input")
+        field_reader = None
+        # Optional too: without it Tesseract reads the printed numbers and dates again at other sizes.
+        if read_viz and model_paths(FIELD_MODEL, models_dir).keras.is_file():
+            field_model = load_model(FIELD_MODEL, models_dir=models_dir, backend=backend, mode=mode)
+            if field_model.input_shape != (FIELD_H, FIELD_W, 1) or list(field_model.labels) != FIELD_LABELS:
+                raise ModelError(f"{FIELD_MODEL}: expected a {FIELD_H}x{FIELD_W} single-channel CTC model over "
+                                 f"{len(FIELD_LABELS)} classes")
+            field_reader = PrintedFieldReader(field_model)
         engine = tesseract_engine(tesseract) if read_viz else None
-        return cls(MRZReader(model), read_viz=read_viz, outline_model=outline_model, tesseract=engine)
+        return cls(MRZReader(model), read_viz=read_viz, outline_model=outline_model, tesseract=engine,
+                   field_reader=field_reader)
 
     def warmup(self) -> None:
         """Load what the first call would otherwise load (Tesseract's language, in process)."""
@@ -378,7 +393,7 @@ class DocumentReader:
             t = time.perf_counter()
             # a valid MRZ gives the document number (check digit and all): its printed copy is not read twice
             viz, phrases = read_printed(upright, mrz_top=_mrz_top(mrz), engine=self.tesseract,
-                                        reread_numbers=mrz is None or not mrz.valid)
+                                        reread_numbers=mrz is None or not mrz.valid, field_reader=self.field_reader)
             timings["viz_ms"] = (time.perf_counter() - t) * 1000
             if mrz is None and _fields_read(viz) <= POOR_PRINTED_READ:
                 t = time.perf_counter()
@@ -416,7 +431,7 @@ class DocumentReader:
             if scale < 1.0 else rgb
         rotation = _orient_by_text(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), self.tesseract)
         upright = rotate_quarter(small, rotation)
-        viz, phrases = read_printed(upright, engine=self.tesseract)
+        viz, phrases = read_printed(upright, engine=self.tesseract, field_reader=self.field_reader)
         view = DocumentView(corners=document_corners(frame_corners(rgb.shape), rotation), rotation=rotation,
                             found=False, rectified=upright)
         if _fields_read(viz) <= POOR_PRINTED_READ:
@@ -435,7 +450,7 @@ class DocumentReader:
 
         rotation = (rotation + 180) % 360
         turned = rotate_quarter(upright, 180)
-        viz, phrases = read_printed(turned, engine=self.tesseract)
+        viz, phrases = read_printed(turned, engine=self.tesseract, field_reader=self.field_reader)
         view = DocumentView(corners=document_corners(frame_corners(image.shape), rotation), rotation=rotation,
                             found=False, rectified=turned)
         return view, viz, phrases

@@ -309,11 +309,13 @@ def _closest_part(parts: list[str]) -> tuple[float, str | None]:
 
 
 def read_printed(upright_rgb: np.ndarray, *, mrz_top: float | None = None, width: int = 1000,
-                 today: date | None = None, text_h: int = 24, engine=None, reread_numbers: bool = True
-                 ) -> tuple[dict, list[Phrase]]:
+                 today: date | None = None, text_h: int = 24, engine=None, reread_numbers: bool = True,
+                 field_reader=None) -> tuple[dict, list[Phrase]]:
     """(field -> normalised printed value, every phrase read).
 
-    ``reread_numbers``: read what looks like a document number again (:func:`reread_document_numbers`).
+    ``reread_numbers``: read what looks like a document number or a date again: with ``field_reader`` (a
+    :class:`docauth.ocr.vizlines.PrintedFieldReader`, :func:`reread_with_model`), else with Tesseract at other
+    sizes (:func:`reread_document_numbers`, numbers only).
 
     Text boxes are found with morphology (cheap), each box is cut from the
     grayscale document, scaled to a common text height and stacked into one
@@ -334,7 +336,9 @@ def read_printed(upright_rgb: np.ndarray, *, mrz_top: float | None = None, width
         gray = gray[: int(gray.shape[0] * mrz_top)]
     boxes = text_boxes(gray)
     phrases = ocr_boxes(gray, boxes, text_h=text_h, engine=engine)
-    if reread_numbers:
+    if reread_numbers and field_reader is not None:
+        phrases = reread_with_model(gray, phrases, field_reader)
+    elif reread_numbers:
         phrases = reread_document_numbers(gray, phrases, engine=engine)
     fields = fields_from_phrases(phrases, today=today)
     fill_from_content(fields, phrases, gray.shape, today=today)
@@ -370,30 +374,37 @@ def text_boxes(gray: np.ndarray) -> list[tuple[int, int, int, int]]:
     return out[:MAX_TEXT_BOXES]
 
 
+def box_crop(gray: np.ndarray, box, text_h: int) -> np.ndarray:
+    """The text box (x0, y0, x1, y1) with a margin of a fifth of its height, scaled to ``text_h`` rows and
+    contrast-stretched (uint8, dark print on white): what Tesseract and the printed-field recogniser read."""
+    import cv2
+
+    H, W = gray.shape
+    x0, y0, x1, y1 = box
+    m = max(2, int(0.2 * (y1 - y0)))
+    crop = gray[max(0, y0 - m): min(H, y1 + m), max(0, x0 - m): min(W, x1 + m)]
+    f = text_h / crop.shape[0]
+    crop = cv2.resize(crop, (max(1, int(crop.shape[1] * f)), text_h),
+                      interpolation=cv2.INTER_CUBIC if f > 1 else cv2.INTER_AREA)
+    # local contrast stretch: faint labels and dark values end up alike
+    lo, hi = np.percentile(crop, 2), np.percentile(crop, 98)
+    return np.clip((crop.astype(np.float32) - lo) * 255.0 / max(hi - lo, 20), 0, 255).astype(np.uint8)
+
+
 def ocr_boxes(gray: np.ndarray, boxes, text_h: int = 24, engine=None) -> list[Phrase]:
     """Tesseract over a mosaic of the boxes; one Phrase per box (original coordinates).
 
     ``engine``: a :mod:`docauth.ocr.tesseract` engine (default: this process's ``auto`` one).
     """
-    import cv2
-
     from docauth.ocr.tesseract import tesseract_engine
 
     if not boxes:
         return []
     engine = engine or tesseract_engine()
-    H, W = gray.shape
     strips, spans, y = [], [], 0
     gap = text_h // 2
-    for x0, y0, x1, y1 in boxes:
-        m = max(2, int(0.2 * (y1 - y0)))
-        crop = gray[max(0, y0 - m): min(H, y1 + m), max(0, x0 - m): min(W, x1 + m)]
-        f = text_h / crop.shape[0]
-        crop = cv2.resize(crop, (max(1, int(crop.shape[1] * f)), text_h),
-                          interpolation=cv2.INTER_CUBIC if f > 1 else cv2.INTER_AREA)
-        # local contrast stretch: faint labels and dark values end up alike
-        lo, hi = np.percentile(crop, 2), np.percentile(crop, 98)
-        crop = np.clip((crop.astype(np.float32) - lo) * 255.0 / max(hi - lo, 20), 0, 255).astype(np.uint8)
+    for box in boxes:
+        crop = box_crop(gray, box, text_h)
         strips.append(crop)
         spans.append((y, y + text_h))
         y += text_h + gap
@@ -448,6 +459,39 @@ def reread_document_numbers(gray: np.ndarray, phrases: list[Phrase], engine=None
         out[i] = Phrase(_majority_read(reads), phrases[i].x0, phrases[i].y0, phrases[i].x1, phrases[i].y1,
                         phrases[i].conf)
     return out
+
+
+def reread_with_model(gray: np.ndarray, phrases: list[Phrase], field_reader) -> list[Phrase]:
+    """``phrases`` with the document numbers and dates among them as the printed-field recogniser reads them.
+
+    Tesseract's read picks the boxes (a number's shape, or two digits at least); the model's read replaces it
+    when it is a date, or a document number where Tesseract read no date (a label box stays Tesseract's).
+    """
+    chosen = [i for i, p in enumerate(phrases) if _number_or_date(p.text)]
+    if not chosen:
+        return phrases
+    boxes = [(int(phrases[i].x0), int(phrases[i].y0), int(phrases[i].x1), int(phrases[i].y1)) for i in chosen]
+    out = list(phrases)
+    for i, read in zip(chosen, field_reader.read(gray, boxes)):
+        p = phrases[i]
+        # A date stays a date: "13.02.1969" misread is still shaped like a number once its dots are gone.
+        if read.confidence < FIELD_READ_MIN_CONFIDENCE:
+            continue
+        if normalise_date(read.text) is not None or (
+                _shaped_like_document_number(read.text) and normalise_date(p.text) is None):
+            out[i] = Phrase(read.text, p.x0, p.y0, p.x1, p.y1, p.conf)
+    return out
+
+
+FIELD_READ_MIN_CONFIDENCE = 0.8
+
+
+def _number_or_date(text: str) -> bool:
+    """Tesseract's read of a box that may be a document number or a date: two digits, or one word of 6-10
+    capitals and digits (a number's digits all read as letters: 'RLRTRGBAK' for RLRTRG8AK)."""
+    word = re.sub(r"[^A-Z0-9]", "", text)
+    return (sum(c.isdigit() for c in text) >= 2 or (len(text.split()) == 1 and 6 <= len(word) <= 10)) \
+        and not _label_field(text)
 
 
 def _looks_like_document_number(text: str) -> bool:
