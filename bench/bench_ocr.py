@@ -159,7 +159,7 @@ def _bars(speed, spec, eval_json) -> list[str]:
         out.append("synthetic surname / date of birth / document number >= 95 %: "
                    + " / ".join(f"{float(f[k]['exact_rate']):.1%}" for k in
                                 ("surname", "date_of_birth", "document_number"))
-                   + f" ({verdict(worst >= 0.95)}; card fronts carry no MRZ, so their fields are Tesseract's"
+                   + f" ({verdict(worst >= 0.95)}; card fronts carry no MRZ, so their fields are the printed reader's"
                    + _fronts(syn) + ")")
     return out
 
@@ -249,9 +249,12 @@ def write_docs(speed, spec, peye, n_images, eval_json=None, fresh_eval_json=None
         "outline's landscape shape (for a card side), label-above-value layout votes and Tesseract's orientation "
         "detector. "
         "Printed fields: Tesseract in process (libtesseract's C API, language loaded once per worker; "
-        "`docauth.ocr.tesseract`) over a mosaic of the text boxes, read in two halves at once, what looks like "
-        "a document number (random letters and digits, which Tesseract reads 5/S, 8/B at 24 px) read again at "
-        "32 and 40 px and the majority kept (pages without a valid MRZ), labels matched by keyword (fuzzily; "
+        "`docauth.ocr.tesseract`) over a mosaic of the text boxes, read in two halves at once; on pages without a valid MRZ, "
+        "what looks like a document number or a date (two digits, or one word of 6-10 capitals and digits) is "
+        "read again by the printed-field recogniser (`models/viz_lines`, the MRZ recogniser's network at 32x320 "
+        "trained by `docauth train viz` on the reader's own text-box crops of generated cards; Tesseract reads "
+        "random letters and digits 5/S, 8/B) and its read kept when it is confident (>= 0.8) and is a date, or a "
+        "number where Tesseract read no date, labels matched by keyword (fuzzily; "
         "two labels read as one phrase name both fields, the second taking the value nearest before its "
         "keyword; a label read without the slash between its languages matched by its words), content "
         "fallbacks (dates, number, sex, nationality, names of the dates' print size); a page "
@@ -293,7 +296,7 @@ def write_docs(speed, spec, peye, n_images, eval_json=None, fresh_eval_json=None
         lines += ["", f"docauth misses: {', '.join(missed) if missed else 'none'}."]
         printed = spec.get("printed_fields")
         if printed:
-            lines += ["", "Printed fields (VIZ, Tesseract) on the same specimens, against the fields of their true MRZ "
+            lines += ["", "Printed fields (VIZ: Tesseract and the printed-field recogniser) on the same specimens, against the fields of their true MRZ "
                       "(read = a value was given; exact = it equals the MRZ's): "
                       + "; ".join(f"{name.replace('_', ' ')} {p['exact']} exact of {p['read']} read "
                                   f"({p['specimens']} specimens)" for name, p in printed.items())
@@ -313,7 +316,7 @@ def write_docs(speed, spec, peye, n_images, eval_json=None, fresh_eval_json=None
         lines += [f"| MRZ {k} | {v['exact_rate']} | {v['count']} |" for k, v in syn["per_format"].items()]
         lines += [f"| field {k} as reported (MRZ where it vouches for it, else printed) | {v['exact_rate']} | {v['count']} |"
                   for k, v in syn["fields"].items()]
-        lines += [f"| printed only (Tesseract) {k} | {v['exact_rate']} | {v['count']} |"
+        lines += [f"| printed only (VIZ) {k} | {v['exact_rate']} | {v['count']} |"
                   for k, v in syn["viz_fields"].items()]
         lines += [f"| MRZ reported valid but wrong | {syn['mrz_false_valid']} | {syn['mrz_count']} |",
                   f"| quarter-turn found | {syn['rotation_rate']} | {syn['count']} |"]

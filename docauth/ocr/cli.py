@@ -209,7 +209,7 @@ def eval_ocr(count, seed, models_dir, no_specimens, json_out):
         click.echo("  fields (final, MRZ-verified else printed):")
         for name, v in syn["fields"].items():
             click.echo(f"    {name:>16}: {v['exact_rate']} ({v['count']})")
-        click.echo("  printed fields only (VIZ via Tesseract; card fronts and passport pages):")
+        click.echo("  printed fields only (VIZ: Tesseract + printed-field recogniser; card fronts and passport pages):")
         for name, v in syn["viz_fields"].items():
             click.echo(f"    {name:>16}: {v['exact_rate']} ({v['count']})")
         click.echo(f"  rotation correct {syn['rotation_rate']}; document found {syn['document_found_rate']}; "
