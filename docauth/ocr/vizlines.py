@@ -154,7 +154,7 @@ def build_crops(count: int, seed: int, workers: int = 1, log=None) -> tuple[np.n
     t0 = time.time()
     parts = []
     if workers <= 1:
-        for n, chunk in enumerate(chunks):
+        for chunk in chunks:
             parts.append(capture_crops(*chunk))
             if log:
                 log(f"  captures {chunk[2] + chunk[0]}/{count} ({time.time() - t0:.0f}s)")
