@@ -266,7 +266,7 @@ def extend_strip_cache(source: str | Path, target: str | Path, captures: int, st
     validation strips unchanged. Returns the data description stored with it."""
     from docauth.synth.seeds import TRAIN
 
-    x, y, xv, yv, info = _load_strip_cache(source)
+    x, y, xv, yv, info = load_strip_cache(source)
     pairs, more = capture_strips(captures, TRAIN.nth(9303), start=start, log=log, flat=flat)
     if pairs:
         x_more, y_more = _arrays(pairs)
@@ -275,14 +275,19 @@ def extend_strip_cache(source: str | Path, target: str | Path, captures: int, st
     info["more_captures"] = {**more, "start": start, "strips": len(pairs), "extends": str(source)}
     if earlier:  # the source was itself extended: keep how, so the chain can be rebuilt
         info["more_captures"]["source_extended"] = earlier
-    np.savez(target, x=x, y=y, xv=xv, yv=yv, info=json.dumps(info))
+    save_strip_cache(target, x, y, xv, yv, info)
     return info
 
 
-def _load_strip_cache(path: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+def load_strip_cache(path: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
     """(training strips, their labels, validation strips, their labels, data description) of a strip cache."""
     with np.load(path, allow_pickle=False) as data:
         return data["x"], data["y"], data["xv"], data["yv"], json.loads(str(data["info"]))
+
+
+def save_strip_cache(path: str | Path, x, y, xv, yv, info: dict) -> None:
+    """The strip cache :func:`load_strip_cache` reads (both line recognisers' training data)."""
+    np.savez(path, x=x, y=y, xv=xv, yv=yv, info=json.dumps(info))
 
 
 def _extension_recipe(info: dict) -> str:
@@ -377,7 +382,7 @@ def train(out_dir: Path, *, blocks: int = 12000, captures: int = 4000, epochs: i
     cache_file = Path(cache) if cache else None
     if cache_file is not None and cache_file.is_file():
         log(f"loading cached strips from {cache_file}")
-        x, y, xv, yv, info = _load_strip_cache(cache_file)
+        x, y, xv, yv, info = load_strip_cache(cache_file)
     else:
         log(f"cutting strips from {blocks} rendered blocks and {captures} synthetic captures ...")
         train_set = build_dataset(blocks, captures, seed, TRAIN.nth(9303), log=log)
@@ -386,7 +391,7 @@ def train(out_dir: Path, *, blocks: int = 12000, captures: int = 4000, epochs: i
         xv, yv = val_set["x"], val_set["y"]
         info["validation"] = val_set["info"]
         if cache_file is not None:
-            np.savez(cache_file, x=x, y=y, xv=xv, yv=yv, info=json.dumps(info))
+            save_strip_cache(cache_file, x, y, xv, yv, info)
     log(f"train strips {len(y)}, validation strips {len(yv)}")
     if epochs == 0:  # only cut the strips (a cache to extend or to train from later)
         return {"metrics": {"train_strips": int(len(y)), "val_strips": int(len(yv))}, "training": {"data": info}}

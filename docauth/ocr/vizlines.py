@@ -18,7 +18,6 @@ labels each with the value the generator printed there (``label["value_boxes"]``
 
 from __future__ import annotations
 
-import json
 import time
 import unicodedata
 from pathlib import Path
@@ -93,7 +92,7 @@ def crops_of_capture(sample, rng) -> list[tuple[np.ndarray, str]]:
     import cv2
 
     from docauth.ocr.locate import warp
-    from docauth.ocr.viz import text_boxes
+    from docauth.ocr.viz import at_reading_width, text_boxes
 
     values = sample.label.get("value_boxes")
     if not values or sample.label.get("corners") is None:
@@ -102,8 +101,7 @@ def crops_of_capture(sample, rng) -> list[tuple[np.ndarray, str]]:
     corners = np.array(sample.label["corners"], np.float64)
     size = np.linalg.norm(corners[2] - corners[0])
     page, homography = warp(gray, corners + rng.uniform(-0.015, 0.015, corners.shape) * size)
-    s = 1000 / page.shape[1]  # the reading width of docauth.ocr.viz.read_printed
-    page = cv2.resize(page, (1000, int(page.shape[0] * s)), interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_CUBIC)
+    page, s = at_reading_width(page)  # as docauth.ocr.viz.read_printed reads it
     found = text_boxes(page)
     out = []
     for value in values:
@@ -206,7 +204,7 @@ def train(out_dir: Path, *, captures: int = 6000, val_captures: int = 400, epoch
     write ``viz_lines.keras`` + ``.json``."""
     import keras
 
-    from docauth.ocr.mrzlines import build_model, fit_ctc, line_accuracy
+    from docauth.ocr.mrzlines import build_model, fit_ctc, line_accuracy, load_strip_cache, save_strip_cache
     from docauth.synth.seeds import TRAIN, VALIDATION
 
     keras.utils.set_random_seed(seed)
@@ -215,15 +213,13 @@ def train(out_dir: Path, *, captures: int = 6000, val_captures: int = 400, epoch
             "val_seed": VALIDATION.nth(seed), "categories": list(_CAPTURE_CATEGORIES)}
     if cache_file is not None and cache_file.is_file():
         log(f"loading cached crops from {cache_file}")
-        with np.load(cache_file, allow_pickle=False) as data:
-            x, y, xv, yv = data["x"], data["y"], data["xv"], data["yv"]
-            info = json.loads(str(data["info"]))
+        x, y, xv, yv, info = load_strip_cache(cache_file)
     else:
         log(f"cutting printed values from {captures} + {val_captures} synthetic captures ...")
         x, y = build_crops(captures, TRAIN.nth(seed), workers=workers, log=log)
         xv, yv = build_crops(val_captures, VALIDATION.nth(seed), workers=workers)
         if cache_file is not None:
-            np.savez(cache_file, x=x, y=y, xv=xv, yv=yv, info=json.dumps(info))
+            save_strip_cache(cache_file, x, y, xv, yv, info)
     log(f"train crops {len(y)}, validation crops {len(yv)}")
     if epochs == 0:
         return {"metrics": {"train_crops": int(len(y)), "val_crops": int(len(yv))}, "training": {"data": info}}
