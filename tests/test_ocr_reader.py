@@ -134,6 +134,69 @@ def test_a_whole_photo_turned_the_wrong_way_is_read_the_other_way_up(reader, mon
     assert field_equal("document_number", result.fields["document_number"], doc.fields["document_number"])
 
 
+def _front_without_mrz(offset: int):
+    for index in range(12):
+        doc = render_document("td1_front", SEED + offset + index)
+        if doc.mrz is None:
+            return doc
+    pytest.fail("no generated front without an MRZ")
+
+
+def test_a_card_askew_in_the_photo_is_read_level(reader, monkeypatch):
+    import docauth.ocr.locate as locate
+    import docauth.ocr.reader as reader_module
+
+    import cv2
+
+    from docauth.ocr.mrzread import text_angle
+    from docauth.ocr.viz import read_printed
+
+    doc = _front_without_mrz(100)
+    height, width = doc.image.shape[:2]
+    canvas = np.full((height + 400, width + 400, 3), 120, np.uint8)
+    canvas[200:200 + height, 200:200 + width] = doc.image
+    centre = (canvas.shape[1] / 2, canvas.shape[0] / 2)
+    askew = cv2.warpAffine(canvas, cv2.getRotationMatrix2D(centre, 12.0, 1.0), canvas.shape[1::-1],
+                           borderMode=cv2.BORDER_REPLICATE)
+    angle = text_angle(askew[..., 0])
+    assert angle is not None and abs(abs(angle) - 12.0) < 2.0  # the photo's text does lie askew
+    level = reader_module._levelled(askew)
+    assert abs(text_angle(level[..., 0])) < 1.0
+    assert level.shape == askew.shape  # read at the photo's own scale
+    # what reading it askew gives (the reason for levelling)
+    assert not field_equal("surname", read_printed(askew)[0].get("surname"), doc.fields["surname"])
+    # Fault injected: the outline found is a patch of the background, so the whole photo is read.
+    patch = np.array([[10, 10], [110, 10], [110, 70], [10, 70]], np.float64)
+    monkeypatch.setattr(locate, "locate_document",
+                        lambda image, model=None, accept=None, shapes=None: locate.Located(patch, True, 1.0, {}))
+    result = reader(askew)
+    assert result.document.found is False
+    for name in ("surname", "date_of_birth", "document_number"):
+        assert field_equal(name, result.fields[name], doc.fields[name]), (name, result.viz)
+
+
+def test_a_located_card_turned_the_wrong_way_is_read_the_other_way_up(reader, monkeypatch):
+    import docauth.ocr.locate as locate
+    import docauth.ocr.reader as reader_module
+
+    doc = _front_without_mrz(100)
+    height, width = doc.image.shape[:2]
+    frame = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float64)
+    # Faults injected: the outline is right but the text layout says upside down (a small, blurred card), and
+    # the whole photo reads nothing (a cluttered background): only the located card turned over is left.
+    monkeypatch.setattr(locate, "locate_document",
+                        lambda image, model=None, accept=None, shapes=None: locate.Located(frame, True, 1.0, {}))
+    monkeypatch.setattr(reader_module, "_orient_by_text", lambda gray, engine=None, landscape=None: 180)
+    nothing = reader_module.DocumentView(corners=frame.tolist(), rotation=0, found=False, rectified=doc.image)
+    monkeypatch.setattr(reader_module.DocumentReader, "_read_whole_frame", lambda self, image: (nothing, {}, []))
+    result = reader(doc.image)
+    assert result.document.found is True
+    assert result.document.rotation == 0
+    assert result.document.corners == frame.tolist()  # the upright card's top left first again
+    for name in ("surname", "date_of_birth", "document_number"):
+        assert field_equal(name, result.fields[name], doc.fields[name]), (name, result.viz)
+
+
 def test_not_a_document(mrz_reader):
     blank = np.full((300, 400, 3), 200, np.uint8)
     result = mrz_reader(blank)
