@@ -236,3 +236,30 @@ def test_a_bilingual_label_read_without_its_slash_is_still_a_label_not_a_name():
     fields = fields_from_phrases(phrases, today=TODAY)
     fill_from_content(fields, phrases, (640, 1000), today=TODAY)
     assert (fields["surname"], fields["given_names"]) == ("ROSSI", "LUCA")
+
+
+def test_a_card_below_a_keyboard_keeps_its_text_boxes():
+    """Clutter above the card (a keyboard's keys: a glyph each) must not use up the text-box budget."""
+    import cv2
+    import numpy as np
+
+    from docauth.ocr.viz import MAX_TEXT_BOXES, read_printed, text_boxes
+    from docauth.synth import render_document
+    from docauth.synth.seeds import TESTS
+
+    doc = render_document("td1_front", TESTS.nth(31) + 100)
+    height, width = doc.image.shape[:2]
+    canvas = np.full((height + 420, width, 3), 150, np.uint8)
+    canvas[420:] = doc.image
+    for row in range(6):  # 6 rows of 14 keys, one letter each
+        for col in range(14):
+            x, y = 20 + col * (width - 40) // 14, 20 + row * 65
+            cv2.rectangle(canvas, (x, y), (x + 50, y + 50), (215, 215, 215), -1)
+            cv2.putText(canvas, "QWERTYUIOPASDFGHJKLZXCVBNM"[(row * 14 + col) % 26], (x + 14, y + 36),
+                        cv2.FONT_HERSHEY_SIMPLEX, 1.0, (40, 40, 40), 2)
+    gray = cv2.cvtColor(cv2.resize(canvas, (1000, round(canvas.shape[0] * 1000 / width))), cv2.COLOR_RGB2GRAY)
+    keys = text_boxes(gray[: round(420 * 1000 / width)])
+    assert len(keys) >= 60 and MAX_TEXT_BOXES <= 60  # the keys alone would fill the budget
+    fields, _phrases = read_printed(canvas)
+    assert fields.get("date_of_birth") == doc.fields["date_of_birth"], fields
+    assert fields.get("document_number") == doc.fields["document_number"], fields

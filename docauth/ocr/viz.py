@@ -360,6 +360,7 @@ def at_reading_width(page: np.ndarray, width: int = 1000) -> tuple[np.ndarray, f
 
 
 MAX_TEXT_BOXES = 60  # top to bottom; a passport page's last field (the expiry) is often past the 40th box
+WORD_BOX_ASPECT = 1.5  # a box this many times wider than tall holds a word (two glyphs or more)
 
 
 def text_boxes(gray: np.ndarray) -> list[tuple[int, int, int, int]]:
@@ -384,6 +385,12 @@ def text_boxes(gray: np.ndarray) -> list[tuple[int, int, int, int]]:
         if bh < 0.012 * h or bh > 0.1 * h or bw < 0.6 * bh:
             continue
         out.append((int(x), int(y), int(x + bw), int(y + bh)))
+    if len(out) > MAX_TEXT_BOXES:
+        # Clutter (a keyboard's keys, a page of print beside the card) would fill the budget from the top: words
+        # go first, boxes of a glyph or two (a key, a speck) only while there is room.
+        words = [b for b in out if b[2] - b[0] >= WORD_BOX_ASPECT * (b[3] - b[1])]
+        out = words if len(words) >= MAX_TEXT_BOXES else \
+            words + sorted((b for b in out if b not in words), key=lambda b: (b[1], b[0]))[:MAX_TEXT_BOXES - len(words)]
     out.sort(key=lambda b: (b[1], b[0]))
     return out[:MAX_TEXT_BOXES]
 
