@@ -263,3 +263,20 @@ def test_a_card_below_a_keyboard_keeps_its_text_boxes():
     fields, _phrases = read_printed(canvas)
     assert fields.get("date_of_birth") == doc.fields["date_of_birth"], fields
     assert fields.get("document_number") == doc.fields["document_number"], fields
+
+
+def test_a_card_in_a_photo_taken_upright_is_read():
+    """A whole photo taken upright is portrait: text sizes are judged against its short side, not its height."""
+    import numpy as np
+
+    from docauth.ocr.viz import read_printed
+    from docauth.synth import render_document
+    from docauth.synth.seeds import TESTS
+
+    doc = render_document("td1_front", TESTS.nth(31) + 100)
+    height, width = doc.image.shape[:2]
+    canvas = np.full((3 * height + 200, width + 100, 3), 150, np.uint8)
+    canvas[height: 2 * height, 50: 50 + width] = doc.image
+    fields, _phrases = read_printed(canvas)
+    assert fields.get("date_of_birth") == doc.fields["date_of_birth"], fields
+    assert fields.get("document_number") == doc.fields["document_number"], fields

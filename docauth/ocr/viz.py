@@ -374,7 +374,10 @@ def text_boxes(gray: np.ndarray) -> list[tuple[int, int, int, int]]:
     st = stats[1:]
     cw, ch, area = st[:, 2], st[:, 3], st[:, 4]
     # glyph-like components only: drops the photo, guilloche strokes and specks before closing
-    glyph = (ch >= 0.012 * h) & (ch <= 0.09 * h) & (cw <= 25 * ch) & (area >= 0.05 * cw * ch)
+    # Sizes relative to the page's short side: an upright page is landscape, but a whole photo taken upright
+    # is portrait, and its card's print is as small against its height as a card's small print would be.
+    side = min(h, w)
+    glyph = (ch >= 0.012 * side) & (ch <= 0.09 * side) & (cw <= 25 * ch) & (area >= 0.05 * cw * ch)
     keep = np.zeros(n, np.uint8)
     keep[1:][glyph] = 255
     ink = keep[labels]
@@ -382,7 +385,7 @@ def text_boxes(gray: np.ndarray) -> list[tuple[int, int, int, int]]:
     n2, _l2, st2, _c2 = cv2.connectedComponentsWithStats(closed, connectivity=8)
     out = []
     for x, y, bw, bh, a in st2[1:]:
-        if bh < 0.012 * h or bh > 0.1 * h or bw < 0.6 * bh:
+        if bh < 0.012 * side or bh > 0.1 * side or bw < 0.6 * bh:
             continue
         out.append((int(x), int(y), int(x + bw), int(y + bh)))
     if len(out) > MAX_TEXT_BOXES:
