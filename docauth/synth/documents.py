@@ -182,6 +182,7 @@ def _field(dr, style: _Style, x, y, key, value, label_size, value_size, max_widt
     text = style.label(key)
     lf = d.fit_font(style.regular, text, max_width, label_size, min_size=7)
     dr.text((x, y), text, font=lf, fill=style.label_color)
+    value = d.printable(style.value_font, value)
     vf = d.fit_font(style.value_font, value, max_width, value_size)
     dr.text((x, y + label_size * 1.15), value, font=vf, fill=style.value_color)
     style.value_boxes.append((key, value, *dr.textbbox((x, y + label_size * 1.15), value, font=vf)))
@@ -753,6 +754,7 @@ def render_mrv_visa(rng, identity: dict, portrait=None) -> RenderedDocument:
     y = field(fx + fw * 0.5, y, 7, _date(identity, "date_of_issue", style), fw * 0.5)
     full_name = f"{identity['surname']}, {identity['given_names']}" if rng.random() < 0.6 else \
         f"{identity['surname']} {identity['given_names']}"
+    full_name = d.printable(style.value_font, full_name)
     if y + (ls + vs) * 1.3 < mrz_top:
         field(fx, y, 8, passport_number, fw * 0.48)
         y = field(fx + fw * 0.5, y, 10, d.pick(rng, ["", "EMPLOYMENT", "STUDIES", "TOURISM"]), fw * 0.5)

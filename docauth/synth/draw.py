@@ -33,6 +33,28 @@ def font(path: str, size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(path, max(4, int(size)))
 
 
+# What a document spells a letter as when its typeface has no glyph for it (German orthography writes the
+# capital sharp s as SS): a printed card never shows a missing-glyph box. The Liberation fonts lack only "ẞ".
+SPELLING_WITHOUT_GLYPH = {"ẞ": "SS"}
+
+
+@functools.lru_cache(maxsize=256)
+def has_glyph(path: str, char: str) -> bool:
+    """Does the typeface draw ``char`` (rather than its missing-glyph box)?"""
+    f = font(path, 32)
+    return not np.array_equal(np.asarray(f.getmask(char)), np.asarray(f.getmask("\U0010FFFD")))
+
+
+def printable(path: str, text: str) -> str:
+    """``text`` as printed in the typeface at ``path``: letters it has no glyph for are spelled out.
+
+    >>> printable(FONT_DIR_LIBERATION + "LiberationSans-Bold.ttf", "STRAẞER"), printable(VIZ_FAMILIES[0][1], "STRAẞER")
+    ('STRASSER', 'STRAẞER')
+    """
+    return "".join(SPELLING_WITHOUT_GLYPH[c] if c in SPELLING_WITHOUT_GLYPH and not has_glyph(path, c) else c
+                   for c in text)
+
+
 def pick(rng: np.random.Generator, seq):
     return seq[int(rng.integers(len(seq)))]
 
