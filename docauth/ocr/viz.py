@@ -486,24 +486,60 @@ def reread_document_numbers(gray: np.ndarray, phrases: list[Phrase], engine=None
 
 
 def reread_with_model(gray: np.ndarray, phrases: list[Phrase], field_reader) -> list[Phrase]:
-    """``phrases`` with the document numbers and dates among them as the printed-field recogniser reads them.
+    """``phrases`` with the document numbers, dates and some names among them as the printed-field recogniser
+    reads them.
 
-    Tesseract's read picks the boxes (a number's shape, or two digits at least); the model's read replaces it
-    when it is a date, or a document number where Tesseract read no date (a label box stays Tesseract's).
+    Tesseract's read picks the boxes (a number's shape, or two digits at least; a name's capitals); the model's
+    read replaces it when it is a date, or a document number where Tesseract read no date (a label box stays
+    Tesseract's), or a name in which it reads a letter Tesseract cannot (:func:`_spells_what_tesseract_lacks`).
     """
-    chosen = [i for i, p in enumerate(phrases) if _number_or_date(p.text)]
+    numbers = {i for i, p in enumerate(phrases) if _number_or_date(p.text)}
+    names = {i for i, p in enumerate(phrases) if _name_like(p.text)}  # a one-word name is number-shaped too
+    chosen = sorted(numbers | names)
     if not chosen:
         return phrases
     out = list(phrases)
     for i, read in zip(chosen, field_reader.read(gray, [phrases[i].box for i in chosen])):
-        p = phrases[i]
+        p, text = phrases[i], read.text.strip()
         if read.confidence < FIELD_READ_MIN_CONFIDENCE:
             continue
         # A date stays a date: "13.02.1969" misread is still shaped like a number once its dots are gone.
-        if normalise_date(read.text) is not None or (
-                _shaped_like_document_number(read.text) and normalise_date(p.text) is None):
-            out[i] = Phrase(read.text, p.x0, p.y0, p.x1, p.y1, p.conf)
+        as_number = i in numbers and (normalise_date(text) is not None or (
+            _shaped_like_document_number(text) and normalise_date(p.text) is None))
+        if as_number or (i in names and _spells_what_tesseract_lacks(p.text, text)):
+            out[i] = Phrase(text, p.x0, p.y0, p.x1, p.y1, p.conf)
     return out
+
+
+def _name_like(text: str) -> bool:
+    """Tesseract's read of a box that may be a name: three capitals or more, no digit, not a label."""
+    return (sum(c.isupper() for c in text) >= 3 and not any(c.isdigit() for c in text)
+            and not _mostly_lower_case(text) and not _label_field(text))
+
+
+# Tesseract's English model has no Æ, Ø or ẞ: it reads ÆRØBØ as "ROBO" or "FEROBOS", STRAẞER as "STRAGER".
+# The recogniser, trained on names that have them, spells them as ICAO 9303 transliterates them.
+_TRANSLITERATED_LETTERS = re.compile("AE|OE|SS")
+NAME_READ_MIN_SIMILARITY = 50  # 0-100: the two reads are of the same name (ROBO / AEROEBOE: 67)
+
+
+def _spells_what_tesseract_lacks(tesseract_read: str, model_read: str) -> bool:
+    """The model's read of a name box has more of those letters' spellings (AE, OE, SS) than Tesseract's, and is
+    otherwise the same name.
+
+    >>> _spells_what_tesseract_lacks("ROBO", "AEROEBOE"), _spells_what_tesseract_lacks("STRAGER", "STRASSER")
+    (True, True)
+    >>> _spells_what_tesseract_lacks("“FEROBS", "AEROEBOE"), _spells_what_tesseract_lacks("JONSSON", "JONSSON")
+    (True, False)
+    >>> _spells_what_tesseract_lacks("KIM", "MOSSER"), _spells_what_tesseract_lacks("ROBO", "AEROEB0E")
+    (False, False)
+    """
+    from rapidfuzz import fuzz
+
+    letters = re.sub(r"[^A-Z \-']", "", _strip_accents(tesseract_read.upper())).strip()  # quotes read for specks
+    return (len(_TRANSLITERATED_LETTERS.findall(model_read)) > len(_TRANSLITERATED_LETTERS.findall(letters))
+            and all(c.isalpha() or c in " -'" for c in model_read)
+            and fuzz.ratio(letters, model_read) >= NAME_READ_MIN_SIMILARITY)
 
 
 # The recogniser's read replaces Tesseract's from this confidence (geometric mean of its characters'

@@ -13,7 +13,7 @@ It learns the crops it will see: training cuts the text boxes with the printed-z
 labels each with the value the generator printed there (``label["value_boxes"]``).
 
 >>> fold("Müller-Øst"), fold("09 AUG/AOÛT 50"), fold("ΑΘΗΝΑ") is None
-('MULLER-OST', '09 AUG/AOUT 50', True)
+('MULLER-OEST', '09 AUG/AOUT 50', True)
 """
 
 from __future__ import annotations
@@ -35,8 +35,13 @@ MAX_LENGTH = 30  # characters of one value; frames (80) must leave room for CTC'
 # Documents print value boxes of every field; these are the kinds whose generator boxes are kept for
 # training (names as well as numbers and dates: the model must not take every box for a number).
 _CAPTURE_CATEGORIES = ("td1_front", "td1_front", "td1_back")
-_LETTERS_WITHOUT_DECOMPOSITION = str.maketrans({"ß": "SS", "ẞ": "SS", "Æ": "AE", "Ø": "O", "Œ": "OE",
+# Letters Unicode does not decompose, spelled as ICAO 9303 transliterates them (Ø is OE: the MRZ and the
+# person's record spell ÆRØBØ as AEROEBOE; dropping its stroke would give a name no one has).
+_LETTERS_WITHOUT_DECOMPOSITION = str.maketrans({"ß": "SS", "ẞ": "SS", "Æ": "AE", "Ø": "OE", "Œ": "OE",
                                                 "Ł": "L", "Đ": "D", "Þ": "TH", "Ð": "D", "Ħ": "H", "ı": "I"})
+_UNDECOMPOSED = frozenset("ßẞÆØŒŁĐÞÐĦı")
+# Crops of values with such a letter are few (a name or two in a hundred): each is kept this many times over.
+RARE_LETTER_REPEATS = 6
 
 
 def fold(text: str) -> str | None:
@@ -118,10 +123,12 @@ def crops_of_capture(sample, rng) -> list[tuple[np.ndarray, str]]:
             (iou, cover), best = max(scored, key=lambda t: t[0][0])
             if iou >= 0.5 and cover >= 0.85 and best[0] >= box[0] - 0.6 * h and best[2] <= box[2] + 0.6 * h:
                 out.append((field_strip(page, best), text))
-        if rng.random() < 0.5:
-            jitter = rng.uniform(-0.12, 0.12, 4) * h
-            moved = (box[0] + jitter[0], box[1] + jitter[1], box[2] + jitter[2], box[3] + jitter[3])
-            out.append((field_strip(page, tuple(int(round(v)) for v in moved)), text))
+        rare = bool(_UNDECOMPOSED & set(value["text"].upper()))
+        for _ in range(RARE_LETTER_REPEATS if rare else 1):
+            if rare or rng.random() < 0.5:
+                jitter = rng.uniform(-0.12, 0.12, 4) * h
+                moved = (box[0] + jitter[0], box[1] + jitter[1], box[2] + jitter[2], box[3] + jitter[3])
+                out.append((field_strip(page, tuple(int(round(v)) for v in moved)), text))
     return out
 
 
