@@ -68,6 +68,18 @@ def test_content_fallback_when_labels_are_illegible():
     assert (fields["surname"], fields["given_names"]) == ("GARCIA", "ANA")
 
 
+def test_a_misread_title_is_no_name():
+    # Whole-photo read of a generated front (dev seed 462,000): "CARTE D'IDENTITE" read as 'ADENTITE' at the
+    # values' size, above the names, in their column, with no label read.
+    phrases = [
+        _p("ADENTITE", 300, 60, 20), _p("TAYLOR", 300, 114, 20), _p("KENJI", 300, 164, 20),
+        _p("1995-10-17", 300, 214, 20),
+    ]
+    fields = fields_from_phrases(phrases, today=TODAY)
+    fill_from_content(fields, phrases, (400, 1000), today=TODAY)
+    assert (fields["surname"], fields["given_names"]) == ("TAYLOR", "KENJI")
+
+
 def test_the_labelled_expiry_is_not_also_the_birth_date():
     # Generated front (dev seed): the birth date under a watermark was illegible; the expiry "14 APR/AVR 33"
     # also reads as a birth in 1933 and was taken for one.

@@ -597,6 +597,34 @@ _HEADER_WORDS = {"IDENTITY", "CARD", "PASSPORT", "REPUBLIC", "KINGDOM", "REPUBLI
                  "SPECIMEN", "SAMPLE", "MUSTER", "OF", "THE", "FEDERAL", "STATE", "PERSONALAUSWEIS", "REISEPASS"}
 
 
+# Words of a document's header or title, in the languages documents print them (identity card, passport,
+# republic, kingdom...): no name. Words of seven letters or more also match misread (rapidfuzz ratio >= 80:
+# 'DENTITE', 'SUSWEIS'); shorter ones only exactly (CARLA is not CARTA).
+_TITLE_WORDS = ("IDENTITY", "IDENTITE", "IDENTITEIT", "IDENTITEITSKAART", "IDENTIDAD", "IDENTIDADE", "IDENTITA",
+                "IDENTITETSKORT", "HENKILOKORTTI", "PERSONALAUSWEIS", "AUSWEIS", "PERSONAL", "DOCUMENTO", "DOCUMENT",
+                "NACIONAL", "NATIONAL", "NATIONALE", "NAZIONALE", "PASSPORT", "PASSEPORT", "PASAPORTE", "PASSAPORTO",
+                "PASSAPORTE", "REISEPASS", "REPUBLIC", "REPUBLIQUE", "REPUBLICA", "REPUBBLICA", "REPUBLIK",
+                "REPUBLIKA", "KINGDOM", "ROYAUME", "KONINKRIJK", "KONUNGARIKET", "KONGERIKET", "FEDERAL",
+                "BUNDESREPUBLIK", "SPECIMEN")
+FUZZY_TITLE_WORD_MIN_LENGTH = 7
+TITLE_WORD_MATCH = 80
+
+
+def _header_words(letters: str) -> bool:
+    """Does the phrase hold a header or title word (exactly, or misread when long)?
+
+    >>> _header_words("PERSONAL SUSWEIS"), _header_words("ADENTITE"), _header_words("CARLA"), _header_words("VIRTANEN")
+    (True, True, False, False)
+    """
+    from rapidfuzz import fuzz
+
+    words = set(_strip_accents(letters).split())
+    if words & _HEADER_WORDS or words & set(_TITLE_WORDS):
+        return True
+    return any(fuzz.ratio(w, title) >= TITLE_WORD_MATCH for w in words if len(w) >= FUZZY_TITLE_WORD_MIN_LENGTH
+               for title in _TITLE_WORDS)
+
+
 # The top of a page is its header (issuing state, "IDENTITY CARD"), whose words are no names; a value there is
 # still one when a small label sits right above it, left-aligned (a card cropped close, a layout printing the
 # surname first): dev fronts (seed 462,000) surnames 254 -> 258, given names 251 -> 253 of 300; 240 others
@@ -687,8 +715,7 @@ def fill_from_content(fields: dict, phrases: list[Phrase], shape, today: date | 
             # a label read badly ("tong agen" for "Given names"), or specks read as "ee", "me": values are
             # printed in capitals
             continue
-        words = set(_strip_accents(letters).split())
-        if words & _HEADER_WORDS or nationality_code(letters, strict=True) or _label_field(t):
+        if _header_words(letters) or nationality_code(letters, strict=True) or _label_field(t):
             continue
         if letters.strip() in ("M", "F", "X", "P"):
             continue
