@@ -420,7 +420,7 @@ class DocumentReader:
         blurred card); on 350 generated fronts that was 3 of the 27 read again."""
         if view.found:
             yield self._read_whole_frame(image)
-        yield self._read_turned(image, view)
+        yield self._read_turned(view)
 
     def _read_whole_frame(self, image: np.ndarray) -> tuple[DocumentView, dict, list]:
         """The printed fields read on the whole photo, turned upright by its text, for when the located
@@ -446,12 +446,12 @@ class DocumentReader:
         view = DocumentView(corners=document_corners(frame_corners(rgb.shape), rotation), rotation=rotation,
                             found=False, rectified=upright)
         if _fields_read(viz) <= POOR_PRINTED_READ:
-            turned = self._read_turned(rgb, view)
+            turned = self._read_turned(view)
             if _fields_read(turned[1]) > _fields_read(viz):
                 return turned
         return view, viz, phrases
 
-    def _read_turned(self, image: np.ndarray, view: DocumentView) -> tuple[DocumentView, dict, list]:
+    def _read_turned(self, view: DocumentView) -> tuple[DocumentView, dict, list]:
         """The printed fields of ``view`` read the other way up. Orientation by text layout is fooled by
         cluttered backgrounds (grass, a keyboard) on the whole photo: on 30 generated fronts read whole it
         turned 3 upside down, whose fields then read as nothing."""

@@ -391,9 +391,10 @@ def text_boxes(gray: np.ndarray) -> list[tuple[int, int, int, int]]:
     if len(out) > MAX_TEXT_BOXES:
         # Clutter (a keyboard's keys, a page of print beside the card) would fill the budget from the top: words
         # go first, boxes of a glyph or two (a key, a speck) only while there is room.
-        words = [b for b in out if b[2] - b[0] >= WORD_BOX_ASPECT * (b[3] - b[1])]
-        out = words if len(words) >= MAX_TEXT_BOXES else \
-            words + sorted((b for b in out if b not in words), key=lambda b: (b[1], b[0]))[:MAX_TEXT_BOXES - len(words)]
+        is_word = [b[2] - b[0] >= WORD_BOX_ASPECT * (b[3] - b[1]) for b in out]
+        words = [b for b, w in zip(out, is_word) if w]
+        glyphs = sorted((b for b, w in zip(out, is_word) if not w), key=lambda b: (b[1], b[0]))
+        out = words + glyphs[:max(0, MAX_TEXT_BOXES - len(words))]
     out.sort(key=lambda b: (b[1], b[0]))
     return out[:MAX_TEXT_BOXES]
 
@@ -593,21 +594,19 @@ def _read_mosaic(engine, mosaic: np.ndarray, n: int, text_h: int, gap: int) -> d
 
 
 _DOCNO = re.compile(r"^(?=.*\d)[A-Z0-9]{6,10}$")
-_HEADER_WORDS = {"IDENTITY", "CARD", "PASSPORT", "REPUBLIC", "KINGDOM", "REPUBLIQUE", "PASSEPORT", "CARTE",
-                 "SPECIMEN", "SAMPLE", "MUSTER", "OF", "THE", "FEDERAL", "STATE", "PERSONALAUSWEIS", "REISEPASS"}
-
-
 # Words of a document's header or title, in the languages documents print them (identity card, passport,
 # republic, kingdom...): no name. Words of seven letters or more also match misread (rapidfuzz ratio >= 80:
 # 'DENTITE', 'SUSWEIS'); shorter ones only exactly (CARLA is not CARTA).
-_TITLE_WORDS = ("IDENTITY", "IDENTITE", "IDENTITEIT", "IDENTITEITSKAART", "IDENTIDAD", "IDENTIDADE", "IDENTITA",
-                "IDENTITETSKORT", "HENKILOKORTTI", "PERSONALAUSWEIS", "AUSWEIS", "PERSONAL", "DOCUMENTO", "DOCUMENT",
-                "NACIONAL", "NATIONAL", "NATIONALE", "NAZIONALE", "PASSPORT", "PASSEPORT", "PASAPORTE", "PASSAPORTO",
-                "PASSAPORTE", "REISEPASS", "REPUBLIC", "REPUBLIQUE", "REPUBLICA", "REPUBBLICA", "REPUBLIK",
-                "REPUBLIKA", "KINGDOM", "ROYAUME", "KONINKRIJK", "KONUNGARIKET", "KONGERIKET", "FEDERAL",
-                "BUNDESREPUBLIK", "SPECIMEN")
+_HEADER_WORDS = frozenset({
+    "IDENTITY", "CARD", "PASSPORT", "REPUBLIC", "KINGDOM", "REPUBLIQUE", "PASSEPORT", "CARTE", "SPECIMEN", "SAMPLE",
+    "MUSTER", "OF", "THE", "FEDERAL", "STATE", "PERSONALAUSWEIS", "REISEPASS",
+    "IDENTITE", "IDENTITEIT", "IDENTITEITSKAART", "IDENTIDAD", "IDENTIDADE", "IDENTITA", "IDENTITETSKORT",
+    "HENKILOKORTTI", "AUSWEIS", "PERSONAL", "DOCUMENTO", "DOCUMENT", "NACIONAL", "NATIONAL", "NATIONALE",
+    "NAZIONALE", "PASAPORTE", "PASSAPORTO", "PASSAPORTE", "REPUBLICA", "REPUBBLICA", "REPUBLIK", "REPUBLIKA",
+    "ROYAUME", "KONINKRIJK", "KONUNGARIKET", "KONGERIKET", "BUNDESREPUBLIK"})
 FUZZY_TITLE_WORD_MIN_LENGTH = 7
 TITLE_WORD_MATCH = 80
+_LONG_HEADER_WORDS = tuple(sorted(w for w in _HEADER_WORDS if len(w) >= FUZZY_TITLE_WORD_MIN_LENGTH))
 
 
 def _header_words(letters: str) -> bool:
@@ -619,10 +618,10 @@ def _header_words(letters: str) -> bool:
     from rapidfuzz import fuzz
 
     words = set(_strip_accents(letters).split())
-    if words & _HEADER_WORDS or words & set(_TITLE_WORDS):
+    if words & _HEADER_WORDS:
         return True
     return any(fuzz.ratio(w, title) >= TITLE_WORD_MATCH for w in words if len(w) >= FUZZY_TITLE_WORD_MIN_LENGTH
-               for title in _TITLE_WORDS)
+               for title in _LONG_HEADER_WORDS)
 
 
 # The top of a page is its header (issuing state, "IDENTITY CARD"), whose words are no names; a value there is

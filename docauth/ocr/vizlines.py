@@ -39,7 +39,7 @@ _CAPTURE_CATEGORIES = ("td1_front", "td1_front", "td1_back")
 # person's record spell ÆRØBØ as AEROEBOE; dropping its stroke would give a name no one has).
 _LETTERS_WITHOUT_DECOMPOSITION = str.maketrans({"ß": "SS", "ẞ": "SS", "Æ": "AE", "Ø": "OE", "Œ": "OE",
                                                 "Ł": "L", "Đ": "D", "Þ": "TH", "Ð": "D", "Ħ": "H", "ı": "I"})
-_UNDECOMPOSED = frozenset("ßẞÆØŒŁĐÞÐĦı")
+_UNDECOMPOSED = frozenset(map(chr, _LETTERS_WITHOUT_DECOMPOSITION))
 # Crops of values with such a letter are few (a name or two in a hundred): each is kept this many times over.
 RARE_LETTER_REPEATS = 6
 
