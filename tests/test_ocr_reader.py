@@ -306,6 +306,17 @@ def test_mrz_missed_on_the_photo_is_read_on_the_located_document(mrz_reader, ind
     assert result.document.rotation == sample.label["capture"]["rotation"]
 
 
+def test_a_zone_misread_in_its_first_cut_is_read_by_a_vote_over_other_cuts(mrz_reader):
+    # A blurred passport page: the zone's lines cut as usual read 'TN175910<3SVK6601225<2405230...' (a digit
+    # of the number and the sex lost into filler: its checks fail); strips cut a little higher, lower, taller
+    # and longer, voted character by character, read it exactly.
+    sample = generate_sample(TESTS.nth(50), 228, "td3_open")
+    result = mrz_reader(sample.image)
+    assert result.mrz is not None and result.mrz.valid
+    assert result.mrz.lines == sample.label["mrz"]
+    assert any("strips cut" in warning for warning in result.mrz.warnings), result.mrz.warnings
+
+
 def test_printed_fields_taken_for_an_mrz_are_not_reported_as_one(mrz_reader):
     # On this card front the MRZ search reads a block of printed fields as a "TD2" (score 0); reported, it
     # would reject the check as "MRZ fails its check digits" and could turn the page (its reading direction).

@@ -100,6 +100,33 @@ def decode_line(probs: np.ndarray, length: int | None = None, labels: list = LAB
     return LineRead("".join(labels[k] for k in chosen), alternatives, confidence)
 
 
+def vote_lines(reads: list[LineRead], length: int) -> LineRead | None:
+    """One line from several reads of it (the same line cut a little differently), character by character.
+
+    Each read of ``length`` characters votes its candidates' probabilities at each position; reads of
+    another length (a glyph lost or doubled in that cut) would vote out of step and are left out. Errors
+    of one cut (a glyph clipped at the strip's edge, a stroke lost in the background) rarely repeat in
+    the others, so the vote is surer than any one read. None when no read has the length.
+
+    >>> a = LineRead("P<", [[("P", 0.9), ("F", 0.1)], [("<", 1.0)]], 0.95)
+    >>> b = LineRead("F<", [[("F", 0.6), ("P", 0.4)], [("<", 1.0)]], 0.77)
+    >>> voted = vote_lines([a, b, LineRead("P", [[("P", 1.0)]], 1.0)], 2)
+    >>> voted.text, voted.alternatives[0]
+    ('P<', [('P', 0.65), ('F', 0.35)])
+    """
+    same = [r for r in reads if len(r.text) == length]
+    if not same:
+        return None
+    votes: list[dict] = [{} for _ in range(length)]
+    for read in same:
+        for position, candidates in zip(votes, read.alternatives):
+            for char, p in candidates:
+                position[char] = position.get(char, 0.0) + p / len(same)
+    alternatives = [sorted(v.items(), key=lambda cp: -cp[1])[:TOP_K] for v in votes]
+    confidence = float(np.exp(np.mean([np.log(max(a[0][1], 1e-9)) for a in alternatives])))
+    return LineRead("".join(a[0][0] for a in alternatives), alternatives, confidence)
+
+
 # --- model ---------------------------------------------------------------------------
 def build_model(width: int = LINE_W, labels: list = LABELS, name: str = MODEL_NAME):
     """(training model with logits out, inference model with probabilities out), sharing weights.
