@@ -257,13 +257,19 @@ def test_parser_never_raises(value):
 
 def test_issuing_state_and_nationality_must_be_country_codes():
     # No check digit covers them: the recogniser's next candidate that makes a code is taken, and reported.
-    lines = [TD3[0], TD3[1][:12] + "Q" + TD3[1][13:]]  # UTO read as UTQ
+    # Issued by Germany ('D<<') to a national of Utopia: nothing else vouches for the nationality's letters.
+    abroad = TD3[0][:2] + "D<<" + TD3[0][5:]
+    lines = [abroad, TD3[1][:12] + "Q" + TD3[1][13:]]  # UTO read as UTQ
     alternatives = [[[(c, 1.0)] for c in line] for line in lines]
     alternatives[1][12] = [("Q", 0.7), ("O", 0.25), ("D", 0.05)]
     r = parse_mrz(lines, alternatives=alternatives)
-    assert r.fields["nationality"] == "UTO" and r.lines == TD3
+    assert r.fields["nationality"] == "UTO" and r.lines == [abroad, TD3[1]]
     assert {"line": 1, "pos": 12, "from": "Q", "to": "O", "reason": "nationality code"} in r.corrections
     assert not r.valid  # the letter was uncertain and no check digit vouches for it
+    # Issued by Utopia itself, read surely: the issuing state vouches for the nationality it spells.
+    lines[0], alternatives[0] = TD3[0], [[(c, 1.0)] for c in TD3[0]]
+    r = parse_mrz(lines, alternatives=alternatives)
+    assert r.lines == TD3 and r.valid and (1, 12) not in r.uncertain
     # Without the recogniser's candidates a code one letter from the document's other code is that code.
     r = parse_mrz([TD1[0], TD1[1][:15] + "UTD" + TD1[1][18:], TD1[2]])
     assert r.fields["nationality"] == "UTO" and r.valid
