@@ -306,6 +306,17 @@ def test_mrz_missed_on_the_photo_is_read_on_the_located_document(mrz_reader, ind
     assert result.document.rotation == sample.label["capture"]["rotation"]
 
 
+@pytest.mark.parametrize("index", [132, 249])
+def test_a_card_located_without_its_side_known_is_turned_upright_as_a_card(reader, index):
+    # Without the side classifier's answer (``docauth ocr`` on a photo) the outline's card proportions say the
+    # card is landscape; counting text lines alone turned these well-located fronts a quarter.
+    sample = generate_sample(TESTS.nth(51), index, "td1_front")
+    view, upright, _mrz = reader.preprocess(sample.image)
+    assert view.found
+    assert view.rotation == sample.label["capture"]["rotation"]
+    assert upright.shape[1] > upright.shape[0]
+
+
 @pytest.mark.parametrize("index", [58, 119])
 def test_a_zone_read_unsure_in_its_first_cut_is_read_by_a_vote_over_other_cuts(mrz_reader, index):
     # Blurred passport pages: the zone's lines cut as usual read with letters the recogniser was unsure of and no
