@@ -51,6 +51,19 @@ def test_labels_pair_with_the_value_below():
                  "date_of_birth": "1980-03-01", "document_number": "AB123456", "expiry_date": "2031-04-02"}
 
 
+def test_each_half_of_a_bilingual_label_read_apart_names_its_field():
+    # 'Apellidos / Surname' read as two phrases, the first misread: 'Surname' starts too far right of the value to
+    # take it, and 'ApelLiid)' was taken for the surname itself by the content fallback.
+    phrases = [
+        _p("ApelLiid)", 345, 126, 15), _p("Surname", 472, 127, 11), _p("IONESCU", 346, 148, 18),
+        _p("Noml", 345, 177, 11), _p("Given: names", 440, 179, 11), _p("PRIYA", 345, 199, 18),
+        _p("05/10/2001", 345, 299, 18),
+    ]
+    fields = fields_from_phrases(phrases, today=TODAY)
+    fill_from_content(fields, phrases, (640, 1000), today=TODAY)
+    assert (fields["surname"], fields["given_names"]) == ("IONESCU", "PRIYA")
+
+
 def test_content_fallback_when_labels_are_illegible():
     phrases = [
         _p("REPUBLIC OF SPAIN", 40, 10, 30),

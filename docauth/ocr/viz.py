@@ -35,18 +35,25 @@ MONTHS = {
     "OCT": 10, "NOV": 11, "DEC": 12, "DÉC": 12,
 }
 
-# Label keywords (lower case, accents stripped) -> field. English plus the second languages seen on documents.
+# Label keywords (lower case, accents stripped) -> field. English plus the second languages seen on documents;
+# a bilingual label is often read as two phrases, and either half must name its field ('Apellidos' read apart
+# from its '/ Surname' was taken for the surname itself). Short words that are also names or parts of names
+# ('nom', 'nome', 'name', 'naam') are left out: a value would be taken for a label.
 LABEL_KEYWORDS = [
     ("given names", "given_names"), ("given name", "given_names"), ("prenoms", "given_names"),
-    ("vornamen", "given_names"), ("voornamen", "given_names"),
-    ("surname", "surname"),
+    ("vornamen", "given_names"), ("voornamen", "given_names"), ("nombre", "given_names"),
+    ("surname", "surname"), ("apellidos", "surname"), ("cognome", "surname"), ("achternaam", "surname"),
     ("date of birth", "date_of_birth"), ("birth", "date_of_birth"), ("naissance", "date_of_birth"),
-    ("geburtsdatum", "date_of_birth"),
+    ("geburtsdatum", "date_of_birth"), ("fecha de nacimiento", "date_of_birth"), ("data di nascita", "date_of_birth"),
+    ("geboortedatum", "date_of_birth"),
     ("date of expiry", "expiry_date"), ("expiry", "expiry_date"), ("expiration", "expiry_date"),
-    ("valid until", "expiry_date"), ("gultig bis", "expiry_date"),
+    ("valid until", "expiry_date"), ("gultig bis", "expiry_date"), ("valido hasta", "expiry_date"),
+    ("scadenza", "expiry_date"), ("geldig tot", "expiry_date"),
     ("document no", "document_number"), ("passport no", "document_number"), ("document number", "document_number"),
+    ("documentnummer", "document_number"), ("ausweisnummer", "document_number"),
     ("nationality", "nationality"), ("nationalite", "nationality"), ("staatsangehorigkeit", "nationality"),
-    ("sex", "sex"), ("sexe", "sex"), ("geschlecht", "sex"),
+    ("nacionalidad", "nationality"), ("cittadinanza", "nationality"), ("nationaliteit", "nationality"),
+    ("sex", "sex"), ("sexe", "sex"), ("geschlecht", "sex"), ("geslacht", "sex"),
 ]
 NON_FIELD_LABELS = ("place of birth", "date of issue", "lieu de naissance", "personal no", "issue")
 
