@@ -168,7 +168,10 @@ class MRZReader:
         result, confidence = reads[upright]
         if not result.valid and _mrz_like(result):
             voted = self._read_recut(found, probs[n * upright:n * (upright + 1)], upright=bool(upright))
-            if _rank_parts(*voted) > _rank_parts(result, confidence):
+            # Only a vote whose check digits all pass replaces the read (its names may still be unsure): one that
+            # fails too is no surer, and the correction search on its other candidates respelled the optional
+            # data of a real specimen whose check digits are wrong as printed ('0' -> 'D', to fit the composite).
+            if _checks_pass(voted[0]) and _rank_parts(*voted) > _rank_parts(result, confidence):
                 result, confidence = voted
         angle = (found.angle + 180.0 * upright + 180.0) % 360.0 - 180.0
         return MRZRead(result=result, reading_angle=angle, found=found, confidence=confidence)
@@ -222,6 +225,12 @@ def _line_length(probs: np.ndarray) -> int | None:
 # the variation the recogniser was trained on (mrzlines._jitter); the first read's cut is (0.7, 0.7), 0, 0.85.
 RECUT_VARIANTS = (((0.7, 0.7), -0.1, 0.85), ((0.7, 0.7), 0.1, 0.85), ((0.7, 0.7), 0.0, 0.75),
                   ((0.7, 0.7), 0.0, 1.0), ((0.3, 0.3), 0.0, 0.85), ((1.2, 1.2), 0.0, 0.85))
+
+
+def _checks_pass(result: MRZResult) -> bool:
+    """Every check digit passes, none by a correction only the composite chose (that verifies nothing)."""
+    return (result.structure_ok and all(check["ok"] for check in result.checks.values())
+            and not any(c["reason"] == "composite check digit" for c in result.corrections))
 
 
 def _mrz_like(result: MRZResult) -> bool:
@@ -616,7 +625,7 @@ def _card_outline_landscape(shape, side: str | None) -> bool | None:
     """Is the rectified card's long side horizontal? None when the outline is too square to say (a TD1 card
     is 1.59:1; a wrong outline, or the whole photo, may be anything), or may be a booklet's two pages.
 
-    Without the side (``docauth ocr`` on a photo), an outline a card's shape is a card's: of 300 generated
+    Without the side (``docauth ocr`` on a photo), an outline in a card's shape is a card's: of 300 generated
     card fronts read without it, 3 well-located ones were turned a quarter by the text-line count.
 
     >>> _card_outline_landscape((540, 856), "front"), _card_outline_landscape((856, 540), None)
