@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
+import numpy as np
 import pytest
 
 from docauth.ocr.viz import Phrase, compare_field, fields_from_phrases, fill_from_content, normalise_date
@@ -62,6 +63,18 @@ def test_each_half_of_a_bilingual_label_read_apart_names_its_field():
     fields = fields_from_phrases(phrases, today=TODAY)
     fill_from_content(fields, phrases, (640, 1000), today=TODAY)
     assert (fields["surname"], fields["given_names"]) == ("IONESCU", "PRIYA")
+
+
+def test_a_hair_line_beside_a_word_is_left_out_of_its_box():
+    import cv2
+
+    from docauth.ocr.viz import text_boxes
+
+    page = np.full((630, 1000), 235, np.uint8)
+    cv2.putText(page, "KOWALSKI", (60, 160), cv2.FONT_HERSHEY_SIMPLEX, 0.9, 20, 2, cv2.LINE_AA)
+    cv2.line(page, (42, 182), (54, 138), 60, 1, cv2.LINE_AA)  # guilloche, close enough to be joined to the K
+    (box,) = [b for b in text_boxes(page) if b[1] < 200]
+    assert box[0] >= 58 and box[3] - box[1] <= 24, box  # the word's own glyphs, not a box half a line taller
 
 
 def test_content_fallback_when_labels_are_illegible():
