@@ -37,6 +37,13 @@ def _p(text, x, y, h):
     return Phrase(text, x, y, x + 12 * len(text), y + h, 90.0)
 
 
+def _read(phrases, shape):
+    """The fields of a page of ``shape`` with these phrases: by their labels, then by their content."""
+    fields = fields_from_phrases(phrases, today=TODAY)
+    fill_from_content(fields, phrases, shape, today=TODAY)
+    return fields
+
+
 def test_labels_pair_with_the_value_below():
     phrases = [
         _p("Nom / Surname", 300, 100, 10), _p("GARCÍA", 300, 114, 20),
@@ -60,8 +67,7 @@ def test_each_half_of_a_bilingual_label_read_apart_names_its_field():
         _p("Noml", 345, 177, 11), _p("Given: names", 440, 179, 11), _p("PRIYA", 345, 199, 18),
         _p("05/10/2001", 345, 299, 18),
     ]
-    fields = fields_from_phrases(phrases, today=TODAY)
-    fill_from_content(fields, phrases, (640, 1000), today=TODAY)
+    fields = _read(phrases, (640, 1000))
     assert (fields["surname"], fields["given_names"]) == ("IONESCU", "PRIYA")
 
 
@@ -85,8 +91,7 @@ def test_content_fallback_when_labels_are_illegible():
         _p("01 03 1980", 300, 264, 20), _p("AB123456", 500, 264, 20), _p("02.04.2031", 300, 314, 20),
         _p("M", 300, 214, 20),
     ]
-    fields = fields_from_phrases(phrases, today=TODAY)
-    fill_from_content(fields, phrases, (400, 1000), today=TODAY)
+    fields = _read(phrases, (400, 1000))
     assert fields["date_of_birth"] == "1980-03-01"
     assert fields["expiry_date"] == "2031-04-02"
     assert fields["document_number"] == "AB123456"
@@ -101,8 +106,7 @@ def test_a_misread_title_is_no_name():
         _p("ADENTITE", 300, 60, 20), _p("TAYLOR", 300, 114, 20), _p("KENJI", 300, 164, 20),
         _p("1995-10-17", 300, 214, 20),
     ]
-    fields = fields_from_phrases(phrases, today=TODAY)
-    fill_from_content(fields, phrases, (400, 1000), today=TODAY)
+    fields = _read(phrases, (400, 1000))
     assert (fields["surname"], fields["given_names"]) == ("TAYLOR", "KENJI")
 
 
@@ -114,8 +118,7 @@ def test_the_labelled_expiry_is_not_also_the_birth_date():
         _p("Geldig tot / Date of expiry", 300, 200, 10), _p("14 APR/AVR 33", 300, 214, 20),
         _p("4C5S806E", 500, 164, 20),
     ]
-    fields = fields_from_phrases(phrases, today=TODAY)
-    fill_from_content(fields, phrases, (400, 1000), today=TODAY)
+    fields = _read(phrases, (400, 1000))
     assert fields["expiry_date"] == "2033-04-14"
     assert "date_of_birth" not in fields
 
@@ -138,21 +141,18 @@ def test_specks_read_as_two_small_letters_are_no_name():
     # Generated front (dev seed): the surname label was illegible and the portrait's edge read "ee".
     phrases = [_p("RZECZPOSPOLITA POLSKA", 40, 29, 27), _p("Nofnd:Suinanie", 347, 125, 13),
                _p("ee", 142, 141, 22), _p("KIM", 349, 149, 22), _p("OMAR", 348, 207, 22)]
-    fields = fields_from_phrases(phrases, today=TODAY)
-    fill_from_content(fields, phrases, (631, 1000), today=TODAY)
+    fields = _read(phrases, (631, 1000))
     assert (fields["surname"], fields["given_names"]) == ("KIM", "OMAR")
 
 
 def test_a_date_still_to_come_is_the_expiry_even_alone():
     phrases = [_p("ANDERSSON", 300, 114, 20), _p("(08'DEC 2031", 300, 314, 20)]
-    fields = fields_from_phrases(phrases, today=TODAY)
-    fill_from_content(fields, phrases, (400, 1000), today=TODAY)
+    fields = _read(phrases, (400, 1000))
     assert fields["expiry_date"] == "2031-12-08"
     assert "date_of_birth" not in fields
     # a date alone that may be a birth date stays unassigned either way
     phrases = [_p("ANDERSSON", 300, 114, 20), _p("08 DEC 2011", 300, 314, 20)]
-    fields = fields_from_phrases(phrases, today=TODAY)
-    fill_from_content(fields, phrases, (400, 1000), today=TODAY)
+    fields = _read(phrases, (400, 1000))
     assert fields.get("date_of_birth") == "2011-12-08" and "expiry_date" not in fields
 
 
@@ -185,8 +185,7 @@ def test_a_name_at_the_top_of_a_closely_cropped_card_is_still_a_name():
         _p("Nombr nares", 300, 80, 10), _p("GIULIA MARIANA", 300, 94, 20),
         _p("19 07 1993", 300, 164, 20),
     ]
-    fields = fields_from_phrases(phrases, today=TODAY)
-    fill_from_content(fields, phrases, (400, 1000), today=TODAY)
+    fields = _read(phrases, (400, 1000))
     assert (fields["surname"], fields["given_names"]) == ("SCHMIDT", "GIULIA MARIANA")
 
 
@@ -271,8 +270,7 @@ def test_a_bilingual_label_read_without_its_slash_is_still_a_label_not_a_name():
         Phrase("VOORNAMEN / GIVEN NAMES", 348, 175, 560, 188, 80.0),
         Phrase("LUCA", 348, 197, 420, 219, 93.0),
     ]
-    fields = fields_from_phrases(phrases, today=TODAY)
-    fill_from_content(fields, phrases, (640, 1000), today=TODAY)
+    fields = _read(phrases, (640, 1000))
     assert (fields["surname"], fields["given_names"]) == ("ROSSI", "LUCA")
 
 
