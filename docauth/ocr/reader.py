@@ -171,14 +171,15 @@ class MRZReader:
             # Only a vote whose check digits all pass replaces the read (its names may still be unsure): one that
             # fails too is no surer, and the correction search on its other candidates respelled the optional
             # data of a real specimen whose check digits are wrong as printed ('0' -> 'D', to fit the composite).
-            if _checks_pass(voted[0]) and _rank_parts(*voted) > _rank_parts(result, confidence):
+            if voted is not None and _checks_pass(voted[0]) and _rank_parts(*voted) > _rank_parts(result, confidence):
                 result, confidence = voted
         angle = (found.angle + 180.0 * upright + 180.0) % 360.0 - 180.0
         return MRZRead(result=result, reading_angle=angle, found=found, confidence=confidence)
 
-    def _read_recut(self, found: FoundMRZ, probs: np.ndarray, *, upright: bool) -> tuple[MRZResult, float]:
+    def _read_recut(self, found: FoundMRZ, probs: np.ndarray, *, upright: bool) -> tuple[MRZResult, float] | None:
         """The block read again from strips cut a little differently (shifted, taller, shorter, longer), each
-        line's reads voted character by character (:func:`vote_lines`) with the first read, ``probs``.
+        line's reads voted character by character (:func:`vote_lines`) with the first read, ``probs``; None
+        when a line has no read of the format's length to vote.
 
         A cut that clips a glyph or takes in a line of print above garbles the same glyphs in every read of
         it; other cuts garble others. 500 generated passport pages: exact 478 -> 481, no read wrongly valid.
@@ -194,7 +195,7 @@ class MRZReader:
         lines = [vote_lines([decode_line(p, length) for p in (probs[k], *recut[:, k])], length)
                  for k in range(len(probs))]
         if any(line is None for line in lines):
-            return self._parse(probs)
+            return None
         return _parsed(lines, f", strips cut {len(RECUT_VARIANTS) + 1} ways")
 
     @staticmethod
