@@ -182,25 +182,25 @@ def test_unsure_name_character_is_not_valid():
 
 
 def test_unsure_name_letter_is_settled_only_by_one_printed_spelling():
-    from docauth.ocr.mrz import confirm_names_in_print
+    from docauth.ocr.mrz import confirm_in_print
 
     alts = _sure(TD3)
     alts[0][23] = [("Z", 0.5), ("I", 0.3), ("L", 0.2)]  # ANNA<MAR(?)A
     misread = [TD3[0][:23] + "Z" + TD3[0][24:], TD3[1]]
     read = parse_mrz(misread, alternatives=alts)
     assert not read.valid and read.fields["given_names"] == "ANNA MARZA"
-    settled = confirm_names_in_print(read, {"ANNA", "MARIA", "UTOPIA"})
+    settled = confirm_in_print(read, {"ANNA", "MARIA", "UTOPIA"})
     assert settled.valid and settled.lines == TD3 and settled.fields["given_names"] == "ANNA MARIA"
     assert {"line": 0, "pos": 23, "from": "Z", "to": "I", "reason": "printed name"} in settled.corrections
     # Printed as read: confirmed as it is.
-    assert confirm_names_in_print(read, {"MARZA"}).valid
+    assert confirm_in_print(read, {"MARZA"}).valid
     # Two of the candidates printed: the page does not say which; one the recogniser never proposed: ignored.
-    assert not confirm_names_in_print(read, {"MARIA", "MARLA"}).valid
-    assert not confirm_names_in_print(read, {"MARTA"}).valid
+    assert not confirm_in_print(read, {"MARIA", "MARLA"}).valid
+    assert not confirm_in_print(read, {"MARTA"}).valid
     # An MRZ whose checks fail is not made valid by its names.
     alts[1][-1] = [("3", 1.0)]
     bad = parse_mrz([misread[0], TD3[1][:-1] + "3"], alternatives=alts)
-    assert not bad.checks["composite"]["ok"] and not confirm_names_in_print(bad, {"MARIA"}).valid
+    assert not bad.checks["composite"]["ok"] and not confirm_in_print(bad, {"MARIA"}).valid
 
 
 def test_deliberately_bad_specimen_stays_invalid():

@@ -170,7 +170,7 @@ class MRZResult:
     # Not exported: it serves field_is_certain.
     uncertain: list | None = None
     # Per line and position, the recogniser's ranked (char, probability) candidates; None without them.
-    # Not exported: it serves confirm_names_in_print.
+    # Not exported: it serves confirm_in_print.
     alternatives: list | None = None
 
     def field_is_certain(self, name: str) -> bool:
@@ -328,6 +328,7 @@ def _parse(text_or_lines, alternatives, today: date, correct: bool,
         # 4. issuing state and nationality: no check digit covers them, the list of codes does
         _fix_country_codes(grid, type_, alts, corrections, result.warnings)
         _confirm_codes_by_each_other(grid, type_, alts, corrections, min_unchecked_p)
+        _lone_letters_in_digits(grid, layout, alts, corrections, min_unchecked_p)
 
     grid_before_checks = grid
     result.alternatives = alts
@@ -363,7 +364,57 @@ def _parse(text_or_lines, alternatives, today: date, correct: bool,
                 result.warnings.append(f"{name}: {MAX_UNCERTAIN_IN_CHECKED_FIELD + 1}+ uncertain characters "
                                        "pass its check digit (1 in 10 would by chance)")
     result.score = _score(result, structure_ok, classes_ok)
+    if correct and type_ in _VISA_TWINS and result.uncertain and (0, 0) in result.uncertain:
+        twin = _read_as_twin(lines, alts, type_, today, min_unchecked_p)
+        if twin is not None:
+            twin.raw_lines = list(raw)
+            return twin
     return result
+
+
+# A visa's zone has the lines of a passport's (MRV-A: TD3) or a card's (MRV-B: TD2); only the first letter and
+# the check digits a visa lacks (the personal number's, the composite) tell them apart. A first letter read
+# unsurely (a blurred P read V 0.47 / W 0.42) is settled by those check digits: when the passport's or card's
+# all pass, the zone is one (by chance 1 in 10 to 100; a visa's optional data, fillers mostly, fails them).
+# The letter stays uncertain (it was not read), so such a zone is reported invalid.
+_VISA_TWINS = {"MRVA": ("TD3", "P"), "MRVB": ("TD2", "ACI")}
+
+
+def _read_as_twin(lines, alts, type_, today, min_unchecked_p) -> MRZResult | None:
+    """The zone parsed as the passport or card format with a visa's lines, if every check digit passes.
+
+    >>> lines = ["V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B<<<<<10"]
+    >>> alts = [[[(c, 1.0)] for c in line] for line in lines]
+    >>> alts[0][0] = [("V", 0.47), ("W", 0.42), ("<", 0.02)]      # a blurred P
+    >>> r = parse_mrz(lines, alternatives=alts)
+    >>> r.type, r.lines[0][:5], r.corrections[0]["reason"], r.valid
+    ('TD3', 'P<UTO', 'document code: the TD3 check digits hold', False)
+
+    A visa's own zone fails the passport's checks and stays a visa:
+
+    >>> visa = ["V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L8988901C4XXX4009078F96121096ZE184226B<<<<<<"]
+    >>> visa_alts = [[[(c, 1.0)] for c in line] for line in visa]
+    >>> visa_alts[0][0] = [("V", 0.47), ("W", 0.42), ("<", 0.02)]
+    >>> parse_mrz(visa, alternatives=visa_alts).type
+    'MRVA'
+    """
+    twin_type, letters = _VISA_TWINS[type_]
+    candidates = [c for c, _p in alts[0][0] if c in letters]
+    if not candidates and len(letters) > 1:
+        return None  # which of a card's letters (A, C, I) it is, the recogniser must say
+    letter = candidates[0] if candidates else letters
+    first = letter + lines[0][1:]
+    twin = _parse([first, *lines[1:]], alts, today, True, min_unchecked_p)
+    if twin.type != twin_type or not checks_pass(twin):
+        return None
+    twin.corrections.insert(0, _corr(0, 0, lines[0][0], letter, f"document code: the {twin_type} check digits hold"))
+    return twin
+
+
+def checks_pass(result: MRZResult) -> bool:
+    """Structure sound and every check digit passes, none only after a correction the composite chose."""
+    return (result.structure_ok and all(check["ok"] for check in result.checks.values())
+            and not any(c["reason"] == "composite check digit" for c in result.corrections))
 
 
 # A recogniser that reads by frames (CTC) merges a repeated character it saw no gap in, and a run of
@@ -452,8 +503,9 @@ MAX_UNCERTAIN_IN_NAME_WORD = 3
 NAME_ALTERNATIVES = 3  # the recogniser's top candidates tried at an uncertain letter
 
 
-def confirm_names_in_print(result: MRZResult, printed_words, *, today: date | None = None) -> MRZResult:
-    """The MRZ's uncertain name letters settled by the document's printed text; the same result if none is.
+def confirm_in_print(result: MRZResult, printed_words, *, today: date | None = None) -> MRZResult:
+    """The MRZ's uncertain name and country-code letters settled by the document's printed text; the same
+    result if none is (codes: :func:`_codes_in_print`, reason ``printed code``).
 
     Names carry no check digit, so an uncertain letter in one (the recogniser gave it under MIN_UNCHECKED_P)
     keeps the MRZ from being valid. The visual zone prints the same names: a name word whose read, or exactly
@@ -467,10 +519,10 @@ def confirm_names_in_print(result: MRZResult, printed_words, *, today: date | No
     >>> read = parse_mrz([lines[0][:9] + "Z" + lines[0][10:], lines[1]], alternatives=alts)
     >>> read.valid, read.fields["surname"]
     (False, 'ERIKZSON')
-    >>> settled = confirm_names_in_print(read, {"ERIKSSON", "ANNA", "MARIA", "PASSPORT"})
+    >>> settled = confirm_in_print(read, {"ERIKSSON", "ANNA", "MARIA", "PASSPORT"})
     >>> settled.valid, settled.fields["surname"], settled.corrections[-1]["reason"]
     (True, 'ERIKSSON', 'printed name')
-    >>> confirm_names_in_print(read, {"ANNA", "MARIA"}).valid      # not printed: stays unsure
+    >>> confirm_in_print(read, {"ANNA", "MARIA"}).valid      # not printed: stays unsure
     False
     """
     import itertools
@@ -502,14 +554,16 @@ def confirm_names_in_print(result: MRZResult, printed_words, *, today: date | No
             if len(found) == 1:
                 for i, c in zip(doubt, found.pop()):
                     settled[(n, i)] = c
+    settled.update(_codes_in_print(result, printed_words, uncertain))
     if not settled:
         return result
     lines = [list(line) for line in result.lines]
     alternatives = [list(row) for row in result.alternatives]
     confirmations = []
+    codes = {(n, start + j) for n, start, _name in _code_slices(result.type) for j in range(3)}
     for (n, i), c in sorted(settled.items()):
         if lines[n][i] != c:
-            confirmations.append(_corr(n, i, lines[n][i], c, "printed name"))
+            confirmations.append(_corr(n, i, lines[n][i], c, "printed code" if (n, i) in codes else "printed name"))
         lines[n][i] = c
         alternatives[n][i] = [(c, 1.0)]
     again = parse_mrz(["".join(row) for row in lines], alternatives=alternatives, today=today)
@@ -518,6 +572,34 @@ def confirm_names_in_print(result: MRZResult, printed_words, *, today: date | No
     again.zone_top = result.zone_top
     again.raw_lines = result.raw_lines
     return again
+
+
+def _codes_in_print(result: MRZResult, printed_words, uncertain: set) -> dict[tuple[int, int], str]:
+    """The uncertain letters of the issuing-state and nationality codes, as the one known code printed on the
+    page that has the code's sure letters: data pages print the issuing state's code (and often the holder's
+    nationality) in their visual zone. A letter blurred past reading (CHE's E read L 0.39 / < 0.16 / C 0.07)
+    has no candidate to go by, so the print alone decides, and only when exactly one printed code fits.
+
+    >>> lines = ["P<CHLKELLY<<ANTONIO<<<<<<<<<<<<<<<<<<<<<<<<<", "8664501376CHE9505036M1503070<<<<<<<<<<<<<<<4"]
+    >>> read = MRZResult(type="TD3", lines=lines)
+    >>> _codes_in_print(read, {"CHE", "SEX", "KELLY"}, {(0, 4)})
+    {(0, 4): 'E'}
+    >>> _codes_in_print(read, {"CHE", "CHN"}, {(0, 4)})          # two printed codes fit: undecided
+    {}
+    """
+    from docauth.ocr.countries import is_known_code
+
+    printed = {w for w in printed_words if len(w) == 3 and is_known_code(w)}
+    settled: dict[tuple[int, int], str] = {}
+    for n, start, _name in _code_slices(result.type):
+        code = result.lines[n][start:start + 3]
+        doubt = [j for j in range(3) if (n, start + j) in uncertain]
+        if not doubt or len(code) != 3:
+            continue
+        fitting = [w for w in printed if all(w[j] == code[j] for j in range(3) if j not in doubt)]
+        if len(fitting) == 1:
+            settled.update({(n, start + j): fitting[0][j] for j in doubt})
+    return settled
 
 
 def _corr(line, pos, frm, to, reason) -> dict:
@@ -725,6 +807,49 @@ def _confirm_codes_by_each_other(grid, type_, alts, corrections, min_p: float = 
 # Optional-data fields (line, start, stop): left-aligned, filled with '<' on the right.
 _OPTIONAL_SLICES = {"TD1": [(0, 15, 30), (1, 18, 29)], "TD2": [(1, 28, 35)], "TD3": [(1, 28, 42)],
                     "MRVA": [(1, 28, 44)], "MRVB": [(1, 28, 36)]}
+
+
+# A number of digits with one letter inside it, read unsurely, whose digit twin the check digit cannot tell from it
+# (G and 6: 16 and 6) is most likely all digits: 634676646149 read 63467G646149 at G 0.68 / 6 0.22 passed its check
+# either way. A letter first in the field is left alone (letter prefixes are common: G1234567).
+NUMBER_FIELDS = ("document_number", "personal_number")
+
+
+def _lone_letters_in_digits(grid, layout, alts, corrections, min_p: float = MIN_UNCHECKED_P):
+    """The one unsure letter inside an otherwise all-digit number, as the check-blind digit the recogniser also
+    gave for it.
+
+    >>> grid = [list("634676G646149<<")]
+    >>> alts = [[[(c, 1.0)] for c in "634676G646149<<"]]
+    >>> alts[0][6] = [("G", 0.68), ("6", 0.22), ("4", 0.09)]
+    >>> layout = {"checks": {"personal_number": ([(0, 0, 14)], (0, 14))}}
+    >>> fixes = []
+    >>> _lone_letters_in_digits(grid, layout, alts, fixes)
+    >>> "".join(grid[0]), fixes[0]["reason"]
+    ('6346766646149<<', 'lone letter in a number')
+    >>> grid = [list("G34676")]; alts = [[[("G", 0.6), ("6", 0.4)]] + [[(c, 1.0)] for c in "34676"]]
+    >>> _lone_letters_in_digits(grid, {"checks": {"document_number": ([(0, 0, 6)], (0, 6))}}, alts, [])
+    >>> "".join(grid[0])                                              # a prefix stays a letter
+    'G34676'
+    """
+    from docauth.ocr.checkdigit import char_value
+
+    if alts is None:
+        return
+    for name in NUMBER_FIELDS:
+        if name not in layout["checks"]:
+            continue
+        for n, start, stop in layout["checks"][name][0]:
+            field = [i for i in range(start, min(stop, len(grid[n]), len(alts[n]))) if grid[n][i] != "<"]
+            letters = [i for i in field if grid[n][i].isalpha()]
+            if len(letters) != 1 or letters[0] == field[0] or len(field) < 6:
+                continue
+            i = letters[0]
+            ranked = dict(alts[n][i])
+            twin = str(char_value(grid[n][i]) % 10)
+            if ranked.get(grid[n][i], 0.0) < min_p and twin in ranked:
+                corrections.append(_corr(n, i, grid[n][i], twin, "lone letter in a number"))
+                grid[n][i] = twin
 
 
 def _fix_optional_filler(grid, type_, corrections):

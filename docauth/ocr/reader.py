@@ -19,7 +19,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from docauth.errors import InvalidImage, ModelError
-from docauth.ocr.mrz import MRZResult, parse_mrz
+from docauth.ocr.mrz import MRZResult, checks_pass, parse_mrz
 from docauth.ocr import outline, vizlines
 from docauth.ocr.mrzlines import LABELS, MODEL_NAME, decode_line, vote_lines
 from docauth.ocr.vizlines import FIELD_H, FIELD_W, PrintedFieldReader
@@ -171,7 +171,7 @@ class MRZReader:
             # Only a vote whose check digits all pass replaces the read (its names may still be unsure): one that
             # fails too is no surer, and the correction search on its other candidates respelled the optional
             # data of a real specimen whose check digits are wrong as printed ('0' -> 'D', to fit the composite).
-            if voted is not None and _checks_pass(voted[0]) and _rank_parts(*voted) > _rank_parts(result, confidence):
+            if voted is not None and checks_pass(voted[0]) and _rank_parts(*voted) > _rank_parts(result, confidence):
                 result, confidence = voted
         angle = (found.angle + 180.0 * upright + 180.0) % 360.0 - 180.0
         return MRZRead(result=result, reading_angle=angle, found=found, confidence=confidence)
@@ -226,12 +226,6 @@ def _line_length(probs: np.ndarray) -> int | None:
 # the variation the recogniser was trained on (mrzlines._jitter); the first read's cut is (0.7, 0.7), 0, 0.85.
 RECUT_VARIANTS = (((0.7, 0.7), -0.1, 0.85), ((0.7, 0.7), 0.1, 0.85), ((0.7, 0.7), 0.0, 0.75),
                   ((0.7, 0.7), 0.0, 1.0), ((0.3, 0.3), 0.0, 0.85), ((1.2, 1.2), 0.0, 0.85))
-
-
-def _checks_pass(result: MRZResult) -> bool:
-    """Every check digit passes, none by a correction only the composite chose (that verifies nothing)."""
-    return (result.structure_ok and all(check["ok"] for check in result.checks.values())
-            and not any(c["reason"] == "composite check digit" for c in result.corrections))
 
 
 def _mrz_like(result: MRZResult) -> bool:
@@ -465,11 +459,11 @@ class DocumentReader:
                         break
                 timings["viz_whole_frame_ms"] = (time.perf_counter() - t) * 1000
             if mrz is not None and not mrz.valid and phrases:
-                from docauth.ocr.mrz import confirm_names_in_print
+                from docauth.ocr.mrz import confirm_in_print
                 from docauth.ocr.viz import printed_name_words
 
-                # The page prints the names the MRZ's uncertain letters may spell (names carry no check digit).
-                mrz = confirm_names_in_print(mrz, printed_name_words(phrases))
+                # The page prints the names and codes the MRZ's unsure letters may spell (no check digit covers them).
+                mrz = confirm_in_print(mrz, printed_name_words(phrases))
         result = self.postprocess(view, mrz, viz, timings, phrases=phrases)
         result.timings_ms["total_ms"] = (time.perf_counter() - t0) * 1000
         return result

@@ -210,7 +210,7 @@ def printed_somewhere(name: str, mrz_value: str | None, phrases, *, today: date 
 
 def printed_name_words(phrases) -> set[str]:
     """Every word printed on the page as an MRZ would spell it (upper case, transliterated; OCR's digits in
-    names read as the letters they stand for), for :func:`docauth.ocr.mrz.confirm_names_in_print`.
+    names read as the letters they stand for), for :func:`docauth.ocr.mrz.confirm_in_print`.
 
     >>> sorted(printed_name_words([Phrase("Surname MÜLLER", 0, 0, 1, 1, 90), Phrase("C0LLINS", 0, 2, 1, 3, 80)]))
     ['COLLINS', 'MUELLER', 'MULLER', 'SURNAME']
