@@ -287,6 +287,7 @@ def _rank(read: MRZRead) -> tuple:
 
 
 READ_MIN_SIDE, READ_MAX_SIDE = 1000, 2000
+SAME_CORNERS_PX = 4.0  # two located outlines this close are the same
 WELDED_SAME_DIRECTION = 1.5  # degrees
 # Long side of the located document when its MRZ is read again on it (a TD3 line then spans ~600 px).
 DOCUMENT_READ_SIDE = 1400
@@ -384,6 +385,14 @@ class DocumentReader:
         if (mrz is None or not mrz.result.valid) and located.found and side not in SIDES_WITHOUT_MRZ:
             t_second = time.perf_counter()
             second = _credible(self._read_mrz_on_document(image, located.corners))
+            if mrz is None and second is None:
+                # The zone too small in the photo to be found (a booklet on a flatbed page): the shape search
+                # took one page of the spread, most likely the blank one. The spread holds the data page.
+                spread = locate_document(image, self.outline_model)
+                if spread.found and not np.allclose(spread.corners, located.corners, atol=SAME_CORNERS_PX):
+                    second = _credible(self._read_mrz_on_document(image, spread.corners))
+                    if second is not None:
+                        located = spread
             if second is not None and (mrz is None or _rank(second) > _rank(mrz)):
                 mrz = second
             timings["mrz_on_document_ms"] = (time.perf_counter() - t_second) * 1000
