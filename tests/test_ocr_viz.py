@@ -71,6 +71,18 @@ def test_each_half_of_a_bilingual_label_read_apart_names_its_field():
     assert (fields["surname"], fields["given_names"]) == ("IONESCU", "PRIYA")
 
 
+def test_a_value_lines_up_with_the_first_half_of_a_label_read_apart_at_its_slash():
+    # 'Naam / Surname' read as 'Na.' + '/ Surname' (a generated Dutch card): the value starts under 'Na.', 43 px
+    # left of '/ Surname', too far for that half alone; the given names' label was read as '76' and 'name', and
+    # the content fallback took PIERRE (SAAR's box is a little lower than the dates' print).
+    at = lambda text, x0, y0, x1, y1: Phrase(text, x0, y0, x1, y1, 90.0)  # noqa: E731
+    phrases = [at("Na.", 321, 119, 337, 129), at("/ Surname", 364, 119, 440, 132), at("SAAR", 321, 138, 390, 160),
+               at("76", 407, 174, 432, 186), at("name", 476, 178, 510, 188), at("PIERRE", 321, 192, 426, 215),
+               at("14.06.1946", 321, 301, 498, 328), at("31.07.2033", 321, 354, 499, 383)]
+    fields = _read(phrases, (836, 1100))
+    assert (fields["surname"], fields["given_names"]) == ("SAAR", "PIERRE")
+
+
 def test_a_hair_line_beside_a_word_is_left_out_of_its_box():
     import cv2
 

@@ -548,7 +548,8 @@ def reread_with_model(gray: np.ndarray, phrases: list[Phrase], field_reader) -> 
         # A date stays a date: "13.02.1969" misread is still shaped like a number once its dots are gone.
         as_number = i in numbers and (normalise_date(text) is not None or (
             _shaped_like_document_number(text) and normalise_date(p.text) is None))
-        if as_number or (i in names and _spells_what_tesseract_lacks(p.text, text)):
+        if as_number or (i in names and (_spells_what_tesseract_lacks(p.text, text)
+                                         or _surer_of_each_letter(p, text, read.confidence))):
             out[i] = Phrase(text, p.x0, p.y0, p.x1, p.y1, p.conf)
     return out
 
@@ -582,6 +583,33 @@ def _spells_what_tesseract_lacks(tesseract_read: str, model_read: str) -> bool:
     return (len(_TRANSLITERATED_LETTERS.findall(model_read)) > len(_TRANSLITERATED_LETTERS.findall(letters))
             and all(c.isalpha() or c in " -'" for c in model_read)
             and fuzz.ratio(letters, model_read) >= NAME_READ_MIN_SIMILARITY)
+
+
+# Tesseract misreads a letter or two of a name it is unsure of (IONESCU read TONESCU at 16, ÖZTÜRK OzTORK at 84)
+# where the recogniser reads every letter surely: its read, letter for letter in place of Tesseract's, is taken.
+# A read of another length is not: the recogniser drops letters it merges (LUNDQVIST read LNDVIST at 0.999).
+SURE_NAME_READ = 0.99
+TESSERACT_SURE = 90
+MAX_LETTERS_MISREAD = 2
+
+
+def _surer_of_each_letter(tesseract: Phrase, model_read: str, model_confidence: float) -> bool:
+    """The recogniser read the name box surely where Tesseract was not, with as many letters, a few different.
+
+    >>> at = lambda text, conf: Phrase(text, 0, 0, 100, 20, conf)
+    >>> _surer_of_each_letter(at("TONESCU", 16.2), "IONESCU", 1.0), _surer_of_each_letter(at("OzTORK", 84), "OZTURK", 1.0)
+    (True, True)
+    >>> _surer_of_each_letter(at("LUNDQVIST", 64.9), "LNDVIST", 0.999)       # a letter count apart
+    False
+    >>> _surer_of_each_letter(at("MILLER", 96.0), "MULLER", 1.0), _surer_of_each_letter(at("SMITH", 50), "JONES", 1.0)
+    (False, False)
+    """
+    letters = _strip_accents(tesseract.text.upper())
+    letters = "".join(c for c in letters if c.isalpha() or c == " ").strip()
+    if (model_confidence < SURE_NAME_READ or tesseract.conf >= TESSERACT_SURE or len(letters) != len(model_read)
+            or not all(c.isalpha() or c == " " for c in model_read)):
+        return False
+    return 0 < sum(a != b for a, b in zip(letters, model_read)) <= MAX_LETTERS_MISREAD
 
 
 # The recogniser's read replaces Tesseract's from this confidence (geometric mean of its characters'
@@ -822,6 +850,7 @@ def fields_from_phrases(phrases: list[Phrase], today: date | None = None) -> dic
         # it takes the value that starts nearest before its keyword, not the one under the phrase's start.
         keyword_x = _keyword_x(name, lab)
         merged = keyword_x - lab.x0 > near
+        start = _label_start(lab, phrases)
         for i, p in enumerate(phrases):
             if p is lab or i in used or _label_field(p.text):
                 continue
@@ -833,7 +862,7 @@ def fields_from_phrases(phrases: list[Phrase], today: date | None = None) -> dic
                     continue
                 dx = max(0.0, keyword_x - p.x0)
             else:
-                dx = abs(p.x0 - lab.x0)
+                dx = abs(p.x0 - start)
                 if dx > near:
                     continue
             if p.h < 0.8 * lab.h:
@@ -853,6 +882,29 @@ def fields_from_phrases(phrases: list[Phrase], today: date | None = None) -> dic
 
 
 DATE_FIELDS = ("date_of_birth", "expiry_date")
+
+
+def _label_start(label: Phrase, phrases: list[Phrase]) -> float:
+    """Where a label begins: its own left edge, or that of its other language's half when Tesseract read the
+    two as separate phrases on one line, split at the slash ('Na.' + '/ Surname' for 'Naam / Surname'): the
+    value lines up with the whole label, not with its second half.
+
+    >>> at = lambda text, x0, x1: Phrase(text, x0, 119, x1, 132, 90.0)
+    >>> _label_start(at("/ Surname", 364, 440), [at("Na.", 321, 337), at("/ Surname", 364, 440)])
+    321
+    >>> _label_start(at("Surname", 364, 440), [at("Sex", 200, 230), at("Surname", 364, 440)])
+    364
+    """
+    for p in phrases:
+        same_line = min(p.y1, label.y1) - max(p.y0, label.y0) > 0.5 * label.h
+        before = 0 <= label.x0 - p.x1 <= LABEL_HALVES_GAP * label.h
+        split = label.text.lstrip().startswith("/") or p.text.rstrip().endswith("/")
+        if p is not label and same_line and before and split and not _label_fields(p.text):
+            return p.x0
+    return label.x0
+
+
+LABEL_HALVES_GAP = 2.5  # label heights between a bilingual label's halves read apart (a word and a slash)
 
 
 def _keyword_x(name: str, label: Phrase) -> float:
