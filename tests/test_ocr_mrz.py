@@ -203,6 +203,22 @@ def test_unsure_name_letter_is_settled_only_by_one_printed_spelling():
     assert not bad.checks["composite"]["ok"] and not confirm_in_print(bad, {"MARIA"}).valid
 
 
+def test_unsure_country_code_letter_is_settled_by_the_one_printed_code_that_fits():
+    from docauth.ocr.mrz import confirm_in_print
+
+    swiss = [line.replace("UTO", "CHE") for line in TD3]
+    alts = _sure(swiss)
+    alts[0][4] = [("L", 0.39), ("<", 0.16), ("C", 0.07)]  # CHE's E blurred past reading: no E among the candidates
+    misread = [swiss[0][:4] + "L" + swiss[0][5:], swiss[1]]
+    read = parse_mrz(misread, alternatives=alts)
+    assert not read.valid and read.lines[0][2:5] == "CHL"  # Chile: a known code, so nothing respells it
+    settled = confirm_in_print(read, {"CHE", "ERIKSSON", "ANNA", "MARIA", "SEX"})
+    assert settled.valid and settled.lines == swiss
+    assert {"line": 0, "pos": 4, "from": "L", "to": "E", "reason": "printed code"} in settled.corrections
+    # Two printed codes with the sure letters C and H (CHE, CHN): the page does not say which.
+    assert not confirm_in_print(read, {"CHE", "CHN"}).valid
+
+
 def test_deliberately_bad_specimen_stays_invalid():
     r = parse_mrz("IDMLT9999999<<3<9999999M<999<<|7309258F0810245MLT0310240<<<<5|SPITERI<MANDY<<<<<<<<<<<<<<<<<")
     assert not r.valid
