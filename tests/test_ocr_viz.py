@@ -83,6 +83,18 @@ def test_a_value_lines_up_with_the_first_half_of_a_label_read_apart_at_its_slash
     assert (fields["surname"], fields["given_names"]) == ("SAAR", "PIERRE")
 
 
+def test_icao_names_for_the_name_fields_are_labels():
+    # ICAO's TD2 specimen labels its names "Primary identifier / Identifiant primaire" and "Secondary identifier /
+    # Identifiant secondaire" (English over French); without them the French label was taken for the surname.
+    at = lambda text, x0, y0, x1, y1: Phrase(text, x0, y0, x1, y1, 90.0)  # noqa: E731
+    phrases = [at("Secondary identifier", 493, 64, 731, 90), at("Primary identifier!", 238, 67, 442, 93),
+               at("Identifiant secondaire", 486, 94, 736, 115), at("Identifiant primaire", 238, 98, 454, 123),
+               at("ANNA MARIA", 503, 129, 688, 152), at("ERIKSSON", 252, 131, 404, 155),
+               at("12AUG/AOUT 74", 514, 240, 749, 264)]
+    fields = _read(phrases, (500, 1000))
+    assert (fields["surname"], fields["given_names"]) == ("ERIKSSON", "ANNA MARIA")
+
+
 def test_a_hair_line_beside_a_word_is_left_out_of_its_box():
     import cv2
 

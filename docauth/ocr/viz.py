@@ -43,6 +43,9 @@ LABEL_KEYWORDS = [
     ("given names", "given_names"), ("given name", "given_names"), ("prenoms", "given_names"),
     ("vornamen", "given_names"), ("voornamen", "given_names"), ("nombre", "given_names"),
     ("surname", "surname"), ("apellidos", "surname"), ("cognome", "surname"), ("achternaam", "surname"),
+    # ICAO 9303's own names for the two name fields, printed as labels on its specimens
+    ("primary identifier", "surname"), ("identifiant primaire", "surname"),
+    ("secondary identifier", "given_names"), ("identifiant secondaire", "given_names"),
     ("date of birth", "date_of_birth"), ("birth", "date_of_birth"), ("naissance", "date_of_birth"),
     ("geburtsdatum", "date_of_birth"), ("fecha de nacimiento", "date_of_birth"), ("data di nascita", "date_of_birth"),
     ("geboortedatum", "date_of_birth"),
