@@ -163,9 +163,12 @@ class MRZReader:
         flipped = strips[::-1, ::-1, ::-1]  # the block turned 180 degrees: lines reversed, each reversed
         probs = self.model.predict(np.concatenate([strips, flipped])[..., None])
         n = len(strips)
-        reads = [self._parse(probs[:n]), self._parse(probs[n:])]
-        upright = 0 if _upright_first(reads[0], reads[1]) else 1
-        result, confidence = reads[upright]
+        first = self._parse(probs[:n])
+        # A block valid as found is the right way up (turned, a valid zone reads as nonsense): its turned read,
+        # predicted in the same batch, is not decoded and parsed for nothing.
+        turned = None if first[0].valid else self._parse(probs[n:])
+        upright = 0 if turned is None or _upright_first(first, turned) else 1
+        result, confidence = first if upright == 0 else turned
         if not result.valid and _mrz_like(result):
             voted = self._read_recut(found, probs[n * upright:n * (upright + 1)], upright=bool(upright))
             # Only a vote whose check digits all pass replaces the read (its names may still be unsure): one that
