@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -41,6 +41,9 @@ class Located:
     found: bool
     score: float = 0.0
     info: dict = field(default_factory=dict)
+    # Every quad the contour search weighed, when it searched without an expected place: choosing again among
+    # them (other document shapes, :func:`locate_any_shape`) needs no second search.
+    candidates: list | None = field(default=None, repr=False)
 
 
 _NEXT, _PREVIOUS = np.array([1, 2, 3, 0]), np.array([3, 0, 1, 2])  # corner indices, in image order
@@ -94,7 +97,16 @@ def _locate_by_contours(rgb: np.ndarray, accept: Callable[[np.ndarray], bool] | 
             accepted = [c for c in batch if _preference(c)[0] and accept(c.corners)]
             if accepted:
                 return choose_quad(accepted, shapes)
-    return choose_quad(candidates, shapes, frame=frame_corners(rgb.shape))
+    return replace(choose_quad(candidates, shapes, frame=frame_corners(rgb.shape)), candidates=candidates)
+
+
+def locate_any_shape(rgb: np.ndarray, located: Located, outline_model=None) -> Located:
+    """What :func:`locate_document` finds with every document shape allowed (an open booklet's too), for a
+    ``located`` it found preferring some (``shapes``): chosen among the quads that search weighed, or searched
+    afresh when it kept none."""
+    if located.candidates is None:
+        return locate_document(rgb, outline_model)
+    return choose_quad(located.candidates, None, frame=frame_corners(rgb.shape))
 
 
 def frame_corners(shape) -> np.ndarray:

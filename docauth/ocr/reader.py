@@ -372,7 +372,8 @@ class DocumentReader:
         """
         import cv2
 
-        from docauth.ocr.locate import ONE_DOCUMENT_ASPECTS, document_corners, locate_document, rotate_quarter, warp
+        from docauth.ocr.locate import (ONE_DOCUMENT_ASPECTS, document_corners, locate_any_shape, locate_document,
+                                        rotate_quarter, warp)
 
         timings = {} if timings is None else timings
         image = _as_rgb(image)
@@ -391,7 +392,7 @@ class DocumentReader:
             if mrz is None and second is None:
                 # The zone too small in the photo to be found (a booklet on a flatbed page): the shape search
                 # took one page of the spread, most likely the blank one. The spread holds the data page.
-                spread = locate_document(image, self.outline_model)
+                spread = locate_any_shape(image, located, self.outline_model)
                 if spread.found and not np.allclose(spread.corners, located.corners, atol=SAME_CORNERS_PX):
                     second = _credible(self._read_mrz_on_document(image, spread.corners))
                     if second is not None:
