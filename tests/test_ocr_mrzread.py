@@ -140,6 +140,25 @@ def test_training_degrades_strips_like_the_readers_misses():
     assert changed.sum() == pytest.approx(strips.sum(), rel=0.15)  # ink is spread, not lost
 
 
+def test_a_recogniser_grown_with_more_context_starts_reading_as_its_source():
+    """More mixing layers (build_model's ``context``) start from a trained model: every layer the source has is
+    taken over, the new residual branches add nothing, so the grown model gives the source's probabilities."""
+    pytest.importorskip("tensorflow")
+    from docauth.ocr.mrzlines import build_model, init_from
+
+    _, source = build_model(context=(1, 2))
+    rng = np.random.default_rng(5)
+    for layer in source.layers:  # away from any initialiser, so a layer left untaken shows
+        layer.set_weights([rng.normal(0, 0.2, w.shape).astype(np.float32) + (w if w.ndim == 1 else 0)
+                           for w in layer.get_weights()])
+    _, grown = build_model(context=(1, 2, 4, 8))
+    init_from(grown, source, log=lambda *_: None)
+    strips = rng.random((2, 32, 768, 1)).astype(np.float32)
+    assert np.allclose(grown.predict(strips, verbose=0), source.predict(strips, verbose=0), atol=1e-5)
+    _, fresh = build_model(context=(1, 2, 4, 8))
+    assert not np.allclose(fresh.predict(strips, verbose=0), source.predict(strips, verbose=0), atol=1e-3)
+
+
 def test_a_strip_cache_is_extended_with_more_captures(tmp_path):
     import json
 

@@ -33,6 +33,9 @@ BLANK = "(blank)"
 LABELS = [BLANK, *MRZ_CHARS]  # CTC blank first: Keras' CTC loss reserves class 0 for it
 FRAMES = LINE_W // 4
 TOP_K = 3
+# Dilations of the recogniser's mixing layers along the line (build_model): with 4 and 8 each frame sees about
+# seven glyphs either side, a whole name word or date (v8, docs/training.md).
+MRZ_CONTEXT = (1, 2, 4, 8)
 
 
 # --- decoding --------------------------------------------------------------------
@@ -128,14 +131,17 @@ def vote_lines(reads: list[LineRead], length: int) -> LineRead | None:
 
 
 # --- model ---------------------------------------------------------------------------
-def build_model(width: int = LINE_W, labels: list = LABELS, name: str = MODEL_NAME):
+def build_model(width: int = LINE_W, labels: list = LABELS, name: str = MODEL_NAME,
+                context: tuple = (1, 2)):
     """(training model with logits out, inference model with probabilities out), sharing weights.
 
     About 70 M multiply-adds per MRZ line: separable convolutions down to 4 x 192,
     then the column features are mixed along the line (each frame sees about
     four glyphs, enough to tell '<<' from 'K' and a line's end from its middle).
-    ``width``/``labels``/``name``: the same network for other single lines of print
-    (:mod:`docauth.ocr.vizlines`); one frame per 4 columns.
+    ``context``: the dilations of those residual mixing layers; each doubling adds
+    reach along the line (:data:`MRZ_CONTEXT`). ``width``/``labels``/``name``: the
+    same network for other single lines of print (:mod:`docauth.ocr.vizlines`);
+    one frame per 4 columns.
     """
     import keras
     from keras import layers
@@ -154,13 +160,37 @@ def build_model(width: int = LINE_W, labels: list = LABELS, name: str = MODEL_NA
     x = layers.Permute((2, 1, 3))(x)
     x = layers.Reshape((width // 4, -1))(x)
     x = layers.Dense(160, activation="relu")(x)
-    for dilation in (1, 2):
-        y = layers.SeparableConv1D(160, 5, padding="same", dilation_rate=dilation, activation="relu")(x)
+    for dilation in context:
+        y = layers.SeparableConv1D(160, 5, padding="same", dilation_rate=dilation, activation="relu",
+                                   name=f"context_d{dilation}")(x)
         x = layers.Add()([x, y])
     x = layers.Dropout(0.15)(x)
     logits = layers.Dense(len(labels), name="logits")(x)
     probs = layers.Softmax(name="probabilities")(logits)
     return keras.Model(inp, logits, name=f"{name}_train"), keras.Model(inp, probs, name=name)
+
+
+def init_from(model, source, log=print) -> None:
+    """Start ``model`` from ``source``'s weights, layer by layer in order where a layer of the same kind,
+    weight shapes and dilation follows in ``source`` (a different output layer, for other characters, is
+    left as built). Context layers ``source`` lacks (a model grown with more :func:`build_model` dilations)
+    start with their output weights at zero: their residual branch adds nothing, so the grown model reads
+    exactly as ``source`` did until training gives it something to add."""
+    def kind(layer) -> tuple:
+        return (type(layer).__name__, tuple(w.shape for w in layer.get_weights()),
+                str(getattr(layer, "dilation_rate", "")))
+
+    theirs = [layer for layer in source.layers if layer.get_weights()]
+    taken, at = 0, 0
+    for layer in (layer for layer in model.layers if layer.get_weights()):
+        match = next((k for k in range(at, len(theirs)) if kind(theirs[k]) == kind(layer)), None)
+        if match is not None:
+            layer.set_weights(theirs[match].get_weights())
+            taken, at = taken + 1, match + 1
+        elif layer.name.startswith("context_d"):
+            depthwise, pointwise, bias = layer.get_weights()
+            layer.set_weights([depthwise, np.zeros_like(pointwise), np.zeros_like(bias)])
+    log(f"initialised {taken} of {sum(1 for layer in model.layers if layer.get_weights())} layers from the source model")
 
 
 # --- training data ---------------------------------------------------------------------
@@ -422,10 +452,9 @@ def train(out_dir: Path, *, blocks: int = 12000, captures: int = 4000, epochs: i
     log(f"train strips {len(y)}, validation strips {len(yv)}")
     if epochs == 0:  # only cut the strips (a cache to extend or to train from later)
         return {"metrics": {"train_strips": int(len(y)), "val_strips": int(len(yv))}, "training": {"data": info}}
-    train_model, model = build_model()
+    train_model, model = build_model(context=MRZ_CONTEXT)
     if init:
-        model.load_weights(init) if str(init).endswith(".weights.h5") else model.set_weights(
-            keras.saving.load_model(init, compile=False).get_weights())
+        init_from(model, keras.saving.load_model(init, compile=False), log)
     peak = learning_rate if learning_rate is not None else (2e-3 if not init else 1e-3)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

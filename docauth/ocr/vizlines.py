@@ -174,18 +174,6 @@ def build_crops(count: int, seed: int, workers: int = 1, log=None) -> tuple[np.n
 
 
 # --- training ---------------------------------------------------------------------------
-def _init_weights(model, source, log) -> None:
-    """Start from ``source``'s weights where its layers have the same shapes (the MRZ line recogniser: all
-    but the output layer, whose characters differ; its convolutions already know printed glyphs)."""
-    taken = 0
-    for layer, other in zip(model.layers, source.layers):
-        ours, theirs = layer.get_weights(), other.get_weights()
-        if ours and len(ours) == len(theirs) and all(a.shape == b.shape for a, b in zip(ours, theirs)):
-            layer.set_weights(theirs)
-            taken += 1
-    log(f"initialised {taken} of {sum(1 for layer in model.layers if layer.get_weights())} layers from the source model")
-
-
 def write_model(model, out_dir: Path, *, training: dict, metrics: dict) -> dict:
     """``<out_dir>/viz_lines.keras`` and its metadata (what the runtime layer and the reader check)."""
     from docauth.runtime.model import save_model_files
@@ -211,7 +199,8 @@ def train(out_dir: Path, *, captures: int = 6000, val_captures: int = 400, epoch
     write ``viz_lines.keras`` + ``.json``."""
     import keras
 
-    from docauth.ocr.mrzlines import build_model, fit_ctc, line_accuracy, load_strip_cache, save_strip_cache
+    from docauth.ocr.mrzlines import (build_model, fit_ctc, init_from, line_accuracy, load_strip_cache,
+                                      save_strip_cache)
     from docauth.synth.seeds import TRAIN, VALIDATION
 
     keras.utils.set_random_seed(seed)
@@ -232,7 +221,7 @@ def train(out_dir: Path, *, captures: int = 6000, val_captures: int = 400, epoch
         return {"metrics": {"train_crops": int(len(y)), "val_crops": int(len(yv))}, "training": {"data": info}}
     train_model, model = build_model(FIELD_W, LABELS, MODEL_NAME)
     if init:
-        _init_weights(model, keras.saving.load_model(init, compile=False), log)
+        init_from(model, keras.saving.load_model(init, compile=False), log)
     peak = learning_rate if learning_rate is not None else (2e-3 if not init else 1e-3)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
