@@ -320,6 +320,7 @@ def _parse(text_or_lines, alternatives, today: date, correct: bool,
                 row[i] = to
     # 2. position classes (digits where digits must be, letters in names/codes)
     if correct:
+        _undouble_document_code(grid, type_, alts, corrections)
         _apply_classes(grid, layout, alts, corrections)
         _fix_name_filler(grid, type_, corrections)
         _fix_optional_filler(grid, type_, corrections)
@@ -682,6 +683,41 @@ def _fix_name_filler(grid, type_, corrections):
             ch = grid[n][pos]
             corrections.append(_corr(n, pos, ch, "<", "name filler"))
             grid[n][pos] = "<"
+
+
+def _undouble_document_code(grid, type_, alts, corrections):
+    """A name line whose document code was read with one glyph twice ('PPDAUS' for 'PDAUS...'): the reading
+    is held to the format's length, so a doubled glyph pushes the issuing state one place right and drops
+    the line's last filler. Taken back only when it is that and nothing else: the state as read is no known
+    code, dropping the doubled glyph brings a known one into place, and the line ends in fillers (no check
+    digit covers this line, the list of codes does).
+
+    >>> grid = [list("PPDAUSWEISS<<EMMA" + "<" * 27), list("X" * 44)]
+    >>> fixes = []
+    >>> _undouble_document_code(grid, "TD3", None, fixes)
+    >>> "".join(grid[0][:11]), [(c["pos"], c["from"], c["to"]) for c in fixes]
+    ('PDAUSWEISS<', [(0, 'P', ''), (43, '', '<')])
+    >>> grid = [list("PPAUTRODRIGUEZ<<OMAR" + "<" * 24), list("X" * 44)]    # a two-letter code is left as read
+    >>> _undouble_document_code(grid, "TD3", None, [])
+    >>> "".join(grid[0][:8])
+    'PPAUTROD'
+    """
+    from docauth.ocr.countries import is_known_code
+
+    if FORMATS[type_][0] != 2:  # TD1's first line carries the document number and its check digit instead
+        return
+    line = grid[0]
+    if is_known_code("".join(line[2:5])) or line[-1] != "<":
+        return
+    for k in (0, 1):
+        if line[k] == line[k + 1] and is_known_code("".join(line[3:6])):
+            del line[k]
+            line.append("<")
+            if alts is not None:
+                alts[0] = list(alts[0][:k]) + list(alts[0][k + 1:]) + [[("<", 1.0)]]
+            corrections += [_corr(0, k, line[k], "", "glyph read twice in the document code"),
+                            _corr(0, len(line) - 1, "", "<", "filler pushed out by the doubled glyph")]
+            return
 
 
 def _code_slices(type_) -> list[tuple[int, int, str]]:
