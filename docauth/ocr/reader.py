@@ -147,10 +147,13 @@ class MRZReader:
         return best
 
     def _read_best(self, candidates: list[FoundMRZ], best: MRZRead | None) -> MRZRead | None:
-        """The better of ``best`` and the candidates read in turn, up to the first valid one."""
+        """The better of ``best`` and the candidates read in turn, up to the first valid one. A read the
+        reader would drop as other text (:func:`_credible`) never displaces one it would keep: its score
+        is no measure against a zone's (the specimen other/USA_Border_Crosser.png, a sharp TD1 zone with
+        wrong check digits, score 55 at confidence 1.0, lost to nonsense scoring 59 at 0.28)."""
         for found in candidates:
             read = self.read_block(found)
-            if best is None or _rank(read) > _rank(best):
+            if best is None or _rank_kept_first(read) > _rank_kept_first(best):
                 best = read
             if read.result.valid:
                 break
@@ -287,6 +290,10 @@ def _rank_parts(result: MRZResult, confidence: float) -> tuple:
 
 def _rank(read: MRZRead) -> tuple:
     return _rank_parts(read.result, read.confidence)
+
+
+def _rank_kept_first(read: MRZRead) -> tuple:
+    return (_credible(read) is not None, *_rank(read))
 
 
 READ_MIN_SIDE, READ_MAX_SIDE = 1000, 2000
