@@ -136,10 +136,10 @@ def build_model(width: int = LINE_W, labels: list = LABELS, name: str = MODEL_NA
     """(training model with logits out, inference model with probabilities out), sharing weights.
 
     About 70 M multiply-adds per MRZ line: separable convolutions down to 4 x 192,
-    then the column features are mixed along the line (each frame sees about
-    four glyphs, enough to tell '<<' from 'K' and a line's end from its middle).
-    ``context``: the dilations of those residual mixing layers; each doubling adds
-    reach along the line (:data:`MRZ_CONTEXT`). ``width``/``labels``/``name``: the
+    then the column features are mixed along the line (at the default ``context``,
+    the dilations of those residual mixing layers, each frame sees about four glyphs,
+    enough to tell '<<' from 'K' and a line's end from its middle; each further
+    doubling adds reach and ~5 M multiply-adds, :data:`MRZ_CONTEXT`). ``width``/``labels``/``name``: the
     same network for other single lines of print (:mod:`docauth.ocr.vizlines`);
     one frame per 4 columns.
     """
