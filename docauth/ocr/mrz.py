@@ -697,7 +697,7 @@ def _undouble_document_code(grid, type_, alts, corrections):
     >>> _undouble_document_code(grid, "TD3", None, fixes)
     >>> "".join(grid[0][:11]), [(c["pos"], c["from"], c["to"]) for c in fixes]
     ('PDAUSWEISS<', [(0, 'P', ''), (43, '', '<')])
-    >>> grid = [list("PPAUTRODRIGUEZ<<OMAR" + "<" * 24), list("X" * 44)]    # a two-letter code is left as read
+    >>> grid = [list("PPAUTRODRIGUEZ<<OMAR" + "<" * 24), list("X" * 44)]    # AUT is a code: left as read
     >>> _undouble_document_code(grid, "TD3", None, [])
     >>> "".join(grid[0][:8])
     'PPAUTROD'

@@ -190,7 +190,8 @@ def init_from(model, source, log=print) -> None:
         elif layer.name.startswith("context_d"):
             depthwise, pointwise, bias = layer.get_weights()
             layer.set_weights([depthwise, np.zeros_like(pointwise), np.zeros_like(bias)])
-    log(f"initialised {taken} of {sum(1 for layer in model.layers if layer.get_weights())} layers from the source model")
+    weighted = sum(1 for layer in model.layers if layer.get_weights())
+    log(f"initialised {taken} of {weighted} layers from the source model")
 
 
 # --- training data ---------------------------------------------------------------------
