@@ -317,11 +317,12 @@ def test_a_card_located_without_its_side_known_is_turned_upright_as_a_card(reade
     assert upright.shape[1] > upright.shape[0]
 
 
-@pytest.mark.parametrize("index", [58, 119])
+@pytest.mark.parametrize("index", [119, 196])
 def test_a_zone_read_unsure_in_its_first_cut_is_read_by_a_vote_over_other_cuts(mrz_reader, index):
     # Blurred passport pages: the zone's lines cut as usual read with letters the recogniser was unsure of and no
     # check digit vouches for (reported not valid); strips cut a little higher, lower, taller and longer, voted
-    # character by character, read it surely and exactly.
+    # character by character, read it surely and exactly. (Recogniser v8 reads page 58, this test's first case
+    # until then, surely from the first cut; 196 is the next of these pages it needs the vote for.)
     sample = generate_sample(TESTS.nth(52), index, "td3_open")
     result = mrz_reader(sample.image)
     assert result.mrz is not None and result.mrz.valid
