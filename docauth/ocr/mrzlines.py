@@ -36,6 +36,7 @@ TOP_K = 3
 # Dilations of the recogniser's mixing layers along the line (build_model): with 4 and 8 each frame sees about
 # seven glyphs either side, a whole name word or date (v8, docs/training.md).
 MRZ_CONTEXT = (1, 2, 4, 8)
+CONTEXT_LAYER = "context_d"  # name prefix of those layers (dilation appended): init_from finds new ones by it
 
 
 # --- decoding --------------------------------------------------------------------
@@ -162,7 +163,7 @@ def build_model(width: int = LINE_W, labels: list = LABELS, name: str = MODEL_NA
     x = layers.Dense(160, activation="relu")(x)
     for dilation in context:
         y = layers.SeparableConv1D(160, 5, padding="same", dilation_rate=dilation, activation="relu",
-                                   name=f"context_d{dilation}")(x)
+                                   name=f"{CONTEXT_LAYER}{dilation}")(x)
         x = layers.Add()([x, y])
     x = layers.Dropout(0.15)(x)
     logits = layers.Dense(len(labels), name="logits")(x)
@@ -187,7 +188,7 @@ def init_from(model, source, log=print) -> None:
         if match is not None:
             layer.set_weights(theirs[match].get_weights())
             taken, at = taken + 1, match + 1
-        elif layer.name.startswith("context_d"):
+        elif layer.name.startswith(CONTEXT_LAYER):
             depthwise, pointwise, bias = layer.get_weights()
             layer.set_weights([depthwise, np.zeros_like(pointwise), np.zeros_like(bias)])
     weighted = sum(1 for layer in model.layers if layer.get_weights())
