@@ -101,6 +101,7 @@ evaluate = lazy_group(
         "classifiers": "docauth.classifiers.cli:eval_classifiers",
         "ocr": "docauth.ocr.cli:eval_ocr",
         "faces": "docauth.matching.cli:eval_faces",
+        "real": "docauth.training.cli:eval_real",
     },
 )
 bench = lazy_group(
