@@ -358,6 +358,7 @@ def open_store(settings):
     from docauth.store import Store
 
     store = Store.from_settings(settings)
+    store.ensure_schema()  # the first check on a fresh data folder creates the database
     return store
 
 

@@ -36,6 +36,7 @@ from sqlalchemy.orm import Session
 
 from docauth.errors import ConfigError, Conflict, InputError, NotFound, Unavailable
 from docauth.store.models import ApiKeyRow, CheckRow, FaceTemplateRow, PersonRow, utcnow
+from docauth.store.newfile import build_whole, folder_lock, pending_file
 from docauth.store.records import (
     PERSON_FIELDS,
     ApiKeyRecord,
@@ -121,6 +122,8 @@ def person_values(fields: dict[str, Any], *, partial: bool) -> dict[str, Any]:
             value = str(value).strip()
             if "\x00" in value:  # PostgreSQL refuses NUL in text; refuse it on every database alike
                 raise InputError(f"{name} contains a NUL character", code="invalid_field")
+            if not _is_text(value):  # a lone surrogate ("\ud800" in JSON) cannot be stored as UTF-8 anywhere
+                raise InputError(f"{name} contains a lone UTF-16 surrogate, which is not text", code="invalid_text")
             if name in ("nationality", "sex", "document_number"):
                 value = value.upper()
             values[name] = value or None
@@ -175,16 +178,30 @@ def _audit_json(name: str, value: Any) -> dict:
 class Store:
     """Persons, face templates, check audit records and API keys in one database."""
 
-    def __init__(self, url: str, *, connect_timeout: float = 5.0, echo: bool = False):
+    def __init__(self, url: str, *, connect_timeout: float = 5.0, echo: bool = False, probe_timeout: float = 1.0):
         self.url = normalise_url(url)
         self.engine = self._create_engine(self.url, connect_timeout, echo)
+        self.probe_timeout = probe_timeout
+        self._probe_engine: Engine | None = None
+        self._probe_lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, settings=None) -> "Store":
         from docauth.config import Settings
 
         settings = settings or Settings.load()
-        return cls(settings.resolved_database_url)
+        return cls(settings.resolved_database_url, probe_timeout=settings.database_probe_timeout_s)
+
+    @property
+    def probe_engine(self) -> Engine:
+        """The short-timeout engine of :mod:`docauth.store.probe` (the store's own where none is needed)."""
+        if self._probe_engine is None:
+            with self._probe_lock:
+                if self._probe_engine is None:
+                    from docauth.store.probe import probe_engine
+
+                    self._probe_engine = probe_engine(self.engine.url, self.probe_timeout) or self.engine
+        return self._probe_engine
 
     # --- engine and errors ------------------------------------------------
     @staticmethod
@@ -255,6 +272,8 @@ class Store:
                     yield session
 
     def close(self) -> None:
+        if self._probe_engine is not None and self._probe_engine is not self.engine:
+            self._probe_engine.dispose()
         self.engine.dispose()
 
     def ping(self) -> None:
@@ -263,21 +282,54 @@ class Store:
             with self.engine.connect() as conn:
                 conn.execute(text("SELECT 1"))
 
+    def ping_write(self) -> None:
+        """Raise :class:`Unavailable` within about ``probe_timeout`` unless a write could start now: the file
+        is there and no other connection holds a lock that would block it (see :mod:`docauth.store.probe`)."""
+        from docauth.store.probe import probe_write
+
+        with self._translate_errors():
+            probe_write(self.probe_engine)
+
     # --- migrations -------------------------------------------------------
+    def ensure_schema(self) -> None:
+        """Create or migrate the schema unless it is at the latest revision: every entry point's first use."""
+        if pending_file(self.engine.url) is not None or self.current_revision() != self.head_revision():
+            self.upgrade()
+
     def upgrade(self, revision: str = "head") -> str | None:
-        """Run the Alembic migrations up to ``revision``; returns the revision reached."""
+        """Run the Alembic migrations up to ``revision``; returns the revision reached.
+
+        A new SQLite database is made whole or not at all (:mod:`docauth.store.newfile`).
+        """
+        # Alembic's context is process-global: one migration at a time per process;
+        # across processes an advisory lock (PostgreSQL) or a lock file (SQLite).
+        with _UPGRADE_LOCK:
+            built = False
+            new_file = pending_file(self.engine.url)
+            if new_file is not None:
+                with folder_lock(new_file.parent):
+                    if pending_file(self.engine.url) is not None:  # not made by another process meanwhile
+                        build_whole(new_file, lambda url: Store(url)._migrate(revision, close=True))
+                        built = True
+                self.engine.dispose()  # no pooled connection may still point at a file replaced
+            if not built:
+                with self._sqlite_file_lock():
+                    self._migrate(revision)
+        return self.current_revision()
+
+    def _migrate(self, revision: str, *, close: bool = False) -> None:
         from alembic import command
 
         cfg = alembic_config()
-        # Alembic's context is process-global: one migration at a time per process;
-        # across processes an advisory lock (PostgreSQL) or a lock file (SQLite).
-        with _UPGRADE_LOCK, self._sqlite_file_lock(), self._translate_errors():
-            with self.engine.begin() as conn:
+        try:
+            with self._translate_errors(), self.engine.begin() as conn:
                 if self.dialect == "postgresql":
                     conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
                 cfg.attributes["connection"] = conn
                 command.upgrade(cfg, revision)
-        return self.current_revision()
+        finally:
+            if close:
+                self.close()
 
     @contextmanager
     def _sqlite_file_lock(self) -> Iterator[None]:
@@ -557,7 +609,8 @@ class Store:
         """The active key's record, or None (unknown or revoked)."""
         if not key:
             return None
-        with self._transaction() as session:
+        # Short timeout: every request looks its key up first, and must get a 503 at once, not wait on a lock.
+        with self._translate_errors(), Session(self.probe_engine) as session:
             row = session.scalars(select(ApiKeyRow).where(ApiKeyRow.key_sha256 == hash_api_key(key))).first()
             if row is None or row.revoked_at is not None:
                 return None
@@ -586,6 +639,14 @@ def _sqlite_on_connect(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _first_line(exc: object) -> str:
