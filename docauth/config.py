@@ -71,6 +71,13 @@ class Settings:
     # 3 bytes and more while decoding, so this bounds a request's memory (16 x 6000x6000 would need ~2 GB).
     max_request_pixels: int = 100_000_000
     min_image_side: int = 16
+    # Long side over short side (docauth.imageio.DEFAULT_MAX_ASPECT): refused at decode, before any resize.
+    max_image_aspect: float = 10.0
+    # JSON bodies and JSON form fields: nesting and size refused before parsing (docauth.service.jsonbody).
+    max_json_depth: int = 32
+    max_json_bytes: int = 64 * 1024
+    # /readyz and API-key lookups wait at most this long for the database, then answer 503.
+    database_probe_timeout_s: float = 1.0
     # decision thresholds
     document_threshold: float = 0.5
     # The classifiers answer for the image averaged over this many quarter turns (1, 2 or 4): trained on every

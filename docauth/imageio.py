@@ -27,6 +27,11 @@ from docauth.errors import (
 
 DEFAULT_MAX_PIXELS = 40_000_000
 DEFAULT_MIN_SIDE = 1
+# Long side over short side: a tightly cropped passport MRZ is about 7:1, so 10:1 admits every identity document
+# and refuses the strips whose scaling to a reading width would allocate gigabytes.
+DEFAULT_MAX_ASPECT = 10.0
+# OpenCV's geometric functions keep coordinates in 16-bit integers; a side beyond this trips its assertions.
+MAX_RESIZE_SIDE = 32_767
 
 # magic bytes -> media type
 _SIGNATURES: list[tuple[bytes, str]] = [
@@ -85,8 +90,13 @@ def decode_image(
     *,
     max_pixels: int = DEFAULT_MAX_PIXELS,
     min_side: int = DEFAULT_MIN_SIDE,
+    max_aspect: float | None = DEFAULT_MAX_ASPECT,
 ) -> DecodedImage:
-    """Decode an upload or file into RGB pixels, or raise a clear input error."""
+    """Decode an upload or file into RGB pixels, or raise a clear input error.
+
+    The declared size is checked before any pixel is allocated: at most ``max_pixels``, each side at least
+    ``min_side``, the long side at most ``max_aspect`` times the short one (``None``: any shape).
+    """
     from PIL import Image, ImageOps, UnidentifiedImageError
 
     data = read_bytes(source)
@@ -112,6 +122,7 @@ def decode_image(
                 )
             if min(width, height) < min_side:
                 raise ImageTooSmall(f"image is {width}x{height}; each side must be at least {min_side} pixels")
+            check_aspect(width, height, max_aspect)
             frames = getattr(img, "n_frames", 1)
             img.seek(0)
             img.load()
@@ -126,6 +137,50 @@ def decode_image(
     img = _apply_exif_orientation(img, ImageOps)
     pixels = _to_rgb_array(img)
     return DecodedImage(pixels=pixels, media_type=media, original_size=(width, height), frames=frames)
+
+
+def check_aspect(width: int, height: int, max_aspect: float | None = DEFAULT_MAX_ASPECT) -> None:
+    """Raise :class:`InvalidImage` (422) for a shape no identity document or photo of one has.
+
+    >>> check_aspect(1600, 1000)
+    >>> check_aspect(16, 20000)
+    Traceback (most recent call last):
+    ...
+    docauth.errors.InvalidImage: image is 16x20000 (1:1250); no identity document is longer than 10:1
+    """
+    if max_aspect is None or min(width, height) <= 0:
+        return
+    ratio = max(width, height) / min(width, height)
+    if ratio > max_aspect:
+        raise InvalidImage(f"image is {width}x{height} (1:{ratio:.0f}); no identity document is longer than "
+                           f"{max_aspect:g}:1", code="implausible_aspect_ratio")
+
+
+def bounded_resize(image: np.ndarray, size: tuple[int, int], *, interpolation: int | None = None,
+                   max_pixels: int = DEFAULT_MAX_PIXELS) -> np.ndarray:
+    """``cv2.resize`` to ``size`` = (width, height) with every side at least 1 and at most
+    :data:`MAX_RESIZE_SIDE`, and at most ``max_pixels`` out; beyond that :class:`ImageTooLarge` (413), never an
+    allocation of gigabytes or an OpenCV assertion. Every resize of request-derived sizes should go through here.
+
+    >>> bounded_resize(np.zeros((16, 5000, 3), np.uint8), (1000, 3)).shape
+    (3, 1000, 3)
+    >>> bounded_resize(np.zeros((5000, 16), np.uint8), (1000, 312500))
+    Traceback (most recent call last):
+    ...
+    docauth.errors.ImageTooLarge: resizing 16x5000 to 1000x312500 would exceed 32767 pixels a side or 40000000 pixels
+    """
+    import cv2
+
+    if image.size == 0:
+        raise InvalidImage(f"cannot resize an empty image of shape {image.shape}", code="empty_image")
+    width, height = max(1, int(size[0])), max(1, int(size[1]))
+    if width > MAX_RESIZE_SIDE or height > MAX_RESIZE_SIDE or width * height > max_pixels:
+        raise ImageTooLarge(f"resizing {image.shape[1]}x{image.shape[0]} to {width}x{height} would exceed "
+                            f"{MAX_RESIZE_SIDE} pixels a side or {max_pixels} pixels", code="resize_too_large")
+    if interpolation is None:
+        shrinking = width * height < image.shape[0] * image.shape[1]
+        interpolation = cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR
+    return cv2.resize(image, (width, height), interpolation=interpolation)
 
 
 def declared_pixels(data: bytes) -> int:

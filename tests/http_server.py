@@ -32,7 +32,7 @@ import pytest
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DOCAUTH_CMD = [sys.executable, "-m", "docauth"]
-STANDIN_CACHE = Path(tempfile.gettempdir()) / "docauth-test-standin-models-v3"
+STANDIN_CACHE = Path(tempfile.gettempdir()) / "docauth-test-standin-models-v4"
 REQUIRED_MODELS = ("document", "side", "mrz_lines")
 
 

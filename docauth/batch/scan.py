@@ -50,8 +50,8 @@ def _pdf_pages(data: bytes, settings: Settings) -> list:
         pages = sorted(Path(tmp).glob("page*.png"))
         if not pages:
             raise InvalidImage("the PDF has no pages", code="invalid_pdf")
-        return [decode_image(p.read_bytes(), max_pixels=settings.max_image_pixels,
-                             min_side=settings.min_image_side).pixels for p in pages]
+        return [decode_image(p.read_bytes(), max_pixels=settings.max_image_pixels, min_side=settings.min_image_side,
+                             max_aspect=settings.max_image_aspect).pixels for p in pages]
 
 
 def _summary_of(exported: dict) -> dict:
@@ -74,7 +74,8 @@ def scan_chunk(pipeline, paths: list[str], settings: Settings) -> list[dict]:
                     owners.append((path, i))
             else:
                 images.append(decode_image(data, max_pixels=settings.max_image_pixels,
-                                           min_side=settings.min_image_side).pixels)
+                                           min_side=settings.min_image_side,
+                                           max_aspect=settings.max_image_aspect).pixels)
                 owners.append((path, None))
         except DocauthError as exc:
             records[path] = _error(path, exc)

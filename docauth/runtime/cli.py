@@ -36,16 +36,28 @@ models_dir_option = click.option("--models-dir", type=click.Path(file_okay=False
 @models_option
 @models_dir_option
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option("--checksums-only", is_flag=True,
+              help="Only (re)write the SHA-256 of each model's .keras/.onnx into its .json (no export).")
 @_clean_errors
-def export(models, models_dir, as_json):
-    """Export the Keras models to ONNX (models/<name>.onnx) and verify parity with Keras."""
+def export(models, models_dir, as_json, checksums_only):
+    """Export the Keras models to ONNX (models/<name>.onnx), verify parity with Keras, and record the SHA-256
+    of each model's files in its .json (the service refuses files whose hash does not match)."""
     from docauth.runtime.export import export_onnx
+    from docauth.runtime.model import SHA256_KEY, record_checksums
     from docauth.runtime.tuning import parse_models
 
     models_dir = models_dir or Settings.load().models_dir
     names = parse_models(models, models_dir)
     if not names:
         raise click.ClickException(f"no models (<name>.keras + <name>.json) in {models_dir}")
+    if checksums_only:
+        recorded = {name: record_checksums(name, models_dir)[SHA256_KEY] for name in names}
+        if as_json:
+            click.echo(json.dumps(recorded, indent=2))
+        else:
+            for name, hashes in recorded.items():
+                click.echo(f"{name}: " + ", ".join(f"{f} {h[:12]}..." for f, h in hashes.items()))
+        return
     results = []
     for name in names:
         result = export_onnx(name, models_dir)

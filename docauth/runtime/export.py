@@ -22,7 +22,7 @@ import numpy as np
 from docauth.errors import ModelError
 from docauth.runtime.engines.base import file_sha256, input_hwc
 from docauth.runtime.engines.onnx_runtime import SOURCE_SHA_KEY, ort_errors
-from docauth.runtime.model import load_metadata, model_paths
+from docauth.runtime.model import load_metadata, model_paths, record_checksums
 from docauth.runtime.standin import sample_inputs, scaled_for
 
 PARITY_ATOL = 1e-4  # on inputs scaled as the metadata says (what the model will see)
@@ -78,7 +78,9 @@ def export_onnx(name: str, models_dir=None, *, samples: int = 16) -> ExportResul
     ensure_threading("throughput")
     try:
         import onnx
-        import onnxruntime as ort
+        from docauth.runtime.ort_env import import_ort
+
+        ort = import_ort()
     except ImportError as exc:
         raise ModelError(f"ONNX export needs onnx and onnxruntime (pip install 'docauth[export]'): {exc}") from exc
 
@@ -136,6 +138,7 @@ def export_onnx(name: str, models_dir=None, *, samples: int = 16) -> ExportResul
         os.replace(tmp, paths.onnx)
     finally:
         tmp.unlink(missing_ok=True)
+    record_checksums(name, models_dir)  # the service serves only files whose SHA-256 its metadata records
     return ExportResult(name=name, path=str(paths.onnx), method=method,
                         seconds=round(time.perf_counter() - started, 2), max_abs_diff=diff,
                         argmax_agreement=agree, samples=samples)

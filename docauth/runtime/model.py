@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,12 +28,13 @@ def model_paths(name: str, models_dir: str | Path | None = None) -> ModelPaths:
 
 
 def save_model_files(model, out_dir: str | Path, metadata: dict) -> dict:
-    """``<out_dir>/<name>.keras`` and ``<name>.json`` (``metadata["name"]``), as the runtime layer loads them."""
+    """``<out_dir>/<name>.keras`` and ``<name>.json`` (``metadata["name"]``, with the files' SHA-256), as the
+    runtime layer loads them."""
     paths = model_paths(metadata["name"], out_dir)
     paths.keras.parent.mkdir(parents=True, exist_ok=True)
     model.save(paths.keras)
     paths.metadata.write_text(json.dumps(metadata, indent=2) + "\n")
-    return metadata
+    return record_checksums(metadata["name"], out_dir)
 
 
 def load_metadata(name: str, models_dir: str | Path | None = None) -> dict:
@@ -134,16 +136,67 @@ def load_model(
     return backends.load(name, models_dir=models_dir, backend=backend, mode=mode)
 
 
-def verify_model_files(names, models_dir: str | Path | None = None) -> None:
-    """Cheap start-up check without importing any framework (safe before a fork).
+SHA256_KEY = "sha256"  # models/<name>.json: {"sha256": {"<name>.keras": "<hex>", "<name>.onnx": "<hex>"}}
 
-    Each model's metadata must parse and name its input and labels; its
-    ``.keras`` file must be an intact zip archive (every member's CRC checked).
-    Raises :class:`ModelError` naming the file, so ``docauth serve`` refuses to
-    start instead of running workers that can never become ready.
+
+def _file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def model_files(name: str, models_dir: str | Path | None = None) -> list[Path]:
+    """The model's weight files that exist: ``<name>.keras`` and ``<name>.onnx``."""
+    paths = model_paths(name, models_dir)
+    return [p for p in (paths.keras, paths.onnx) if p.is_file()]
+
+
+def record_checksums(name: str, models_dir: str | Path | None = None) -> dict:
+    """Write the SHA-256 of every existing ``.keras`` / ``.onnx`` of ``name`` into its ``.json`` (replacing
+    what was recorded: a file that is gone is dropped); returns the metadata written. Run after any model
+    file is written (``docauth export`` and the model writers do)."""
+    paths = model_paths(name, models_dir)
+    metadata = load_metadata(name, models_dir)
+    if not isinstance(metadata, dict):
+        raise ModelError(f"model metadata file is not a JSON object: {paths.metadata}")
+    metadata[SHA256_KEY] = {p.name: _file_sha256(p) for p in model_files(name, models_dir)}
+    tmp = paths.metadata.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(metadata, indent=2) + "\n")
+    tmp.replace(paths.metadata)
+    return metadata
+
+
+def verify_file(path: Path, metadata: dict, *, required: bool = True) -> None:
+    """Raise :class:`ModelError` naming ``path`` unless its SHA-256 is the one its metadata records.
+
+    ``required=False``: a file the metadata records nothing for passes (models written by code that predates
+    checksums, in tests); a recorded hash is always checked.
     """
-    import zipfile
+    recorded = metadata.get(SHA256_KEY) if isinstance(metadata, dict) else None
+    expected = recorded.get(path.name) if isinstance(recorded, dict) else None
+    if expected is None:
+        if required:
+            raise ModelError(f"model file {path} has no SHA-256 in its metadata, so it cannot be verified; "
+                             f"run `docauth export --checksums-only` after checking the file")
+        return
+    if not path.is_file():
+        raise ModelError(f"model file missing: {path}")
+    actual = _file_sha256(path)
+    if actual != expected:
+        raise ModelError(f"model file is corrupt or replaced: {path} (SHA-256 {actual[:12]}..., its metadata "
+                         f"records {str(expected)[:12]}...)")
 
+
+def verify_model_files(names, models_dir: str | Path | None = None) -> None:
+    """Start-up check without importing any framework (safe before a fork).
+
+    Each model's metadata must parse, name its input and labels and record a SHA-256 for every ``.keras`` /
+    ``.onnx`` of the model (the ``.keras`` must exist); every recorded file must exist and match. Raises
+    :class:`ModelError` naming the file, so ``docauth serve`` refuses to start instead of serving an unverified
+    model or running workers that can never become ready.
+    """
     for name in names:
         paths = model_paths(name, models_dir)
         metadata = load_metadata(name, models_dir)
@@ -151,12 +204,13 @@ def verify_model_files(names, models_dir: str | Path | None = None) -> None:
             raise ModelError(f"model metadata file lacks 'input' or 'labels': {paths.metadata}")
         if not paths.keras.is_file():
             raise ModelError(f"model file missing: {paths.keras}")
-        try:
-            with zipfile.ZipFile(paths.keras) as archive:
-                bad_member = archive.testzip()
-        except (zipfile.BadZipFile, OSError, EOFError) as exc:
-            raise ModelError(f"model file is corrupt: {paths.keras}: {exc}") from exc
-        if bad_member is not None:
-            raise ModelError(f"model file is corrupt: {paths.keras}: member {bad_member} fails its checksum")
-        if paths.onnx.exists() and paths.onnx.stat().st_size == 0:
-            raise ModelError(f"model file is empty: {paths.onnx}")
+        recorded = metadata.get(SHA256_KEY)
+        if not isinstance(recorded, dict) or not recorded:
+            raise ModelError(f"model metadata file records no SHA-256 of its files: {paths.metadata}; "
+                             f"run `docauth export --checksums-only` after checking the files")
+        for file_name in recorded:
+            if file_name not in (paths.keras.name, paths.onnx.name):
+                raise ModelError(f"{paths.metadata} records a SHA-256 for {file_name}, not a file of {name}")
+            verify_file(paths.metadata.parent / file_name, metadata)
+        for path in model_files(name, models_dir):
+            verify_file(path, metadata)  # a file present but not recorded is refused too

@@ -57,7 +57,9 @@ def discover_tf_gpus() -> list[str]:
 def discover_ort_providers() -> list[str]:
     if importlib.util.find_spec("onnxruntime") is None:
         return []
-    import onnxruntime
+    from docauth.runtime.ort_env import import_ort
+
+    onnxruntime = import_ort()
 
     return list(onnxruntime.get_available_providers())
 
@@ -65,7 +67,9 @@ def discover_ort_providers() -> list[str]:
 def discover_ort_gpus() -> list[str]:
     if importlib.util.find_spec("onnxruntime") is None:
         return []
-    import onnxruntime
+    from docauth.runtime.ort_env import import_ort
+
+    onnxruntime = import_ort()
 
     devices = []
     for ep_device in getattr(onnxruntime, "get_ep_devices", lambda: [])():

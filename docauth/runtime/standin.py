@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from docauth.runtime.model import model_paths
+from docauth.runtime.model import model_paths, record_checksums
 
 
 def build_standin_model(
@@ -82,6 +82,7 @@ def build_standin_model(
         "metrics": {},
     }
     paths.metadata.write_text(json.dumps(metadata, indent=2))
+    record_checksums(name, models_dir)  # verified like a shipped model
     return paths.keras
 
 

@@ -13,6 +13,7 @@ from docauth import __version__
 from docauth.errors import DocauthError, ImageTooLarge, InputError, Unavailable
 from docauth.imageio import decode_image, declared_pixels
 from docauth.service import schemas
+from docauth.service.jsonbody import parse_json
 from docauth.service.app import state
 from docauth.service.routes import RouteRegistry
 
@@ -45,7 +46,8 @@ def _within_pixel_budget(blobs: list[bytes]) -> None:
 def _decode_one(data: bytes):
     """RGB pixels of one upload, within the per-image limits."""
     s = state().settings
-    return decode_image(data, max_pixels=s.max_image_pixels, min_side=s.min_image_side).pixels
+    return decode_image(data, max_pixels=s.max_image_pixels, min_side=s.min_image_side,
+                        max_aspect=s.max_image_aspect).pixels
 
 
 def _decode(blobs: list[bytes]) -> list:
@@ -58,13 +60,15 @@ def _json_field(name: str) -> dict | None:
     raw = request.form.get(name)
     if raw is None or raw.strip() == "":
         return None
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{name} is not valid JSON: {exc.msg} at position {exc.pos}", code="invalid_json") from exc
+    value = _parse_json(raw, name)
     if not isinstance(value, dict):
         raise InputError(f"{name} must be a JSON object", code="invalid_json")
     return value
+
+
+def _parse_json(raw: str | bytes, name: str):
+    s = state().settings
+    return parse_json(raw, name=name, max_depth=s.max_json_depth, max_bytes=s.max_json_bytes)
 
 
 def _person_id(raw) -> int | None:
@@ -148,7 +152,7 @@ def ocr():
 # -- persons -------------------------------------------------------------------------------------
 def _person_fields() -> dict:
     if request.mimetype == "application/json":
-        body = request.get_json(silent=True)
+        body = _parse_json(request.get_data(cache=True), "the JSON body")
         if not isinstance(body, dict):
             raise InputError("the body must be a JSON object of person fields", code="invalid_json")
         return body
@@ -248,7 +252,7 @@ def readyz():
         raise Unavailable(svc.load_error.message, code="models_failed", retry_after=30.0)
     if not svc.is_ready:
         raise Unavailable("the models are loading", code="not_ready", retry_after=2.0)
-    svc.store.ping()  # Unavailable (503) while the database is down
+    svc.store.ping_write()  # 503 within about a second while the database is down, locked or gone
     return {"status": "ready", "time_to_ready_s": svc.time_to_ready_s,
             "ready_since_server_start_s": svc.ready_since_server_start_s}
 
@@ -264,7 +268,8 @@ def metrics():
                 responses={200: {"type": "object"}})
 def openapi():
     spec = registry.openapi(title="docauth", version=__version__)
-    spec["servers"] = [{"url": request.host_url.rstrip("/")}]
+    # Relative: the Host header is the client's to choose, and echoing it would let anyone poison a cached copy.
+    spec["servers"] = [{"url": "/"}]
     return current_app.response_class(json.dumps(spec, indent=1), mimetype="application/json")
 
 

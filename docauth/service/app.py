@@ -31,6 +31,8 @@ from docauth.service.ratelimit import ConcurrencyGate, RateLimiter
 log = logging.getLogger("docauth.service")
 
 _REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
+# Metric labels come from closed sets: any other method name a client sends is counted as "other".
+METRIC_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
 class InMemoryRequest(Request):
@@ -38,6 +40,29 @@ class InMemoryRequest(Request):
 
     def _get_file_stream(self, total_content_length, content_type, filename=None, content_length=None):
         return io.BytesIO()
+
+
+class DocauthFlask(Flask):
+    """Flask that logs an unexpected error once, by type and place: its message and traceback may quote
+    request data (names, numbers), so neither is logged; the X-Request-ID ties the line to the request."""
+
+    def log_exception(self, exc_info) -> None:
+        log_unexpected(exc_info[1])
+
+
+def log_unexpected(exc: BaseException | None) -> None:
+    """One ERROR line: the exception's type and the innermost docauth frame (file:line), never its message."""
+    if exc is None:
+        log.error("unhandled error")
+        return
+    place = "-"
+    tb = exc.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if "/docauth/" in filename:
+            place = f"{filename.rsplit('/docauth/', 1)[1]}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    log.error("unhandled %s at docauth/%s", type(exc).__name__, place)
 
 
 class ServiceState:
@@ -117,6 +142,11 @@ class ServiceState:
                                           code="pipeline_load_failed")
             log.error("pipeline failed to load: %s", self.load_error.message)
         finally:
+            if self._pipeline is None and self.load_error is None:
+                # An error of any other type still propagates (and is printed), but /readyz and the gunicorn
+                # hook must see the worker as failed, not as loading for ever.
+                self.load_error = Unavailable("the pipeline failed to load (see the log)", code="pipeline_load_failed")
+                log.error("pipeline failed to load: unexpected error")
             self.ready.set()
 
     @property
@@ -170,7 +200,7 @@ def create_app(settings: Settings | None = None, *, store=None, pipeline=None, p
     ``lazy`` (on the first model-bound request)."""
     settings = settings or Settings.load()
     install_record_factory()
-    app = Flask("docauth.service", static_folder="static", template_folder="templates")
+    app = DocauthFlask("docauth.service", static_folder="static", template_folder="templates")
     app.request_class = InMemoryRequest
     app.config["MAX_CONTENT_LENGTH"] = settings.max_upload_bytes
     app.config["MAX_FORM_MEMORY_SIZE"] = settings.max_upload_bytes
@@ -221,10 +251,11 @@ def _install_request_hooks(app: Flask) -> None:
         svc = app.extensions["docauth"]
         endpoint = request.url_rule.rule if request.url_rule is not None else "unmatched"
         elapsed = time.perf_counter() - g.get("start", time.perf_counter())
-        svc.metrics.requests.labels(endpoint, request.method, str(response.status_code)).inc()
+        method = request.method if request.method in METRIC_METHODS else "other"
+        svc.metrics.requests.labels(endpoint, method, str(response.status_code)).inc()
         svc.metrics.latency.labels(endpoint).observe(elapsed)
         # The route template only: paths and bodies can carry personal data.
-        log.info("%s %s -> %d in %.1f ms", request.method, endpoint, response.status_code, elapsed * 1000)
+        log.info("%s %s -> %d in %.1f ms", method, endpoint, response.status_code, elapsed * 1000)
         return response
 
 
@@ -270,10 +301,7 @@ def _install_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(InternalServerError)
     def internal_error(exc: InternalServerError):
-        original = getattr(exc, "original_exception", None)
-        # Logged with the type only: messages of unexpected errors may quote request data.
-        log.error("unhandled %s", type(original).__name__ if original else "error",
-                  exc_info=(type(original), original, original.__traceback__) if original else None)
+        # Already logged once, by type, by DocauthFlask.log_exception.
         response = jsonify({"error": {"code": "internal_error",
                                       "message": "internal error; quote the X-Request-ID when reporting it"}})
         response.status_code = 500

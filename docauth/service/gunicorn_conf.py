@@ -12,7 +12,7 @@ import time
 
 WORKER_BOOT_ERROR = 3  # gunicorn.arbiter.Arbiter.WORKER_BOOT_ERROR: the master halts with a message
 
-worker_class = "gthread"
+worker_class = "docauth.service.worker.JsonErrorWorker"  # gthread answering its errors in JSON
 threads = 2
 preload_app = False  # models load in each worker, after the fork
 timeout = 120

@@ -40,7 +40,7 @@ def gunicorn_options(settings: Settings, *, host: str, port: int, workers: int, 
     return {
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         "workers": workers,
-        "worker_class": "gthread",
+        "worker_class": "docauth.service.worker.JsonErrorWorker",  # gthread answering its errors in JSON
         "threads": threads,
         "timeout": timeout,
         "graceful_timeout": 20,
@@ -77,15 +77,26 @@ class DocauthServer(BaseApplication):
         return create_app(self.settings, load="deferred")
 
 
+def served_models(settings: Settings) -> list[str]:
+    """Every model a worker will load: the classifiers and the MRZ recogniser always, the printed-field
+    recogniser and the outline model when their ``.keras`` is in the models directory (the reader loads them
+    then)."""
+    from docauth.classifiers.stage import DOCUMENT_MODEL, SIDE_MODEL
+    from docauth.ocr.reader import FIELD_MODEL, LINE_MODEL, OUTLINE_MODEL
+    from docauth.runtime.model import model_paths
+
+    optional = [n for n in (FIELD_MODEL, OUTLINE_MODEL) if model_paths(n, settings.models_dir).keras.is_file()]
+    return [DOCUMENT_MODEL, SIDE_MODEL, LINE_MODEL, *optional]
+
+
 def prepare(settings: Settings, workers: int) -> None:
     """Before gunicorn starts (in the master): data dir, migrations, shared metrics dir."""
-    from docauth.classifiers.stage import DOCUMENT_MODEL, SIDE_MODEL
-    from docauth.ocr.reader import LINE_MODEL
     from docauth.runtime.model import verify_model_files
     from docauth.store import Store
 
-    # A missing or corrupt model file stops `docauth serve` here, naming the file (no framework is imported).
-    verify_model_files((DOCUMENT_MODEL, SIDE_MODEL, LINE_MODEL), settings.models_dir)
+    # A missing, corrupt or unrecorded model file stops `docauth serve` here, naming the file, before any worker
+    # forks (no framework is imported): workers that could never load would otherwise stay "loading" for ever.
+    verify_model_files(served_models(settings), settings.models_dir)
     Path(settings.data_dir).mkdir(parents=True, exist_ok=True)
     store = Store.from_settings(settings)
     try:
@@ -93,6 +104,9 @@ def prepare(settings: Settings, workers: int) -> None:
     finally:
         store.close()  # no connection may cross the fork
     os.environ.setdefault("DOCAUTH_SERVE_STARTED", str(time.time()))
+    from docauth.runtime.ort_env import TELEMETRY_ENV
+
+    os.environ.setdefault(TELEMETRY_ENV, "1")  # inherited by every worker, whatever imports onnxruntime first
     if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         metrics_dir = Path(settings.data_dir) / "run" / f"metrics-{os.getpid()}"
         shutil.rmtree(metrics_dir, ignore_errors=True)

@@ -12,6 +12,7 @@ import sys
 from docauth.errors import ModelError
 from docauth.runtime import threading as rt_threading
 from docauth.runtime.engines.base import BackendSpec, Runner, input_hwc
+from docauth.runtime.model import verify_file
 
 
 def ensure_threading(mode: str, threads: int | None = None) -> rt_threading.ThreadingReport:
@@ -40,11 +41,13 @@ def openmp_runtimes_loaded() -> list[str]:
 def load_keras_model(path):
     if not path.is_file():
         raise ModelError(f"model file missing: {path}")
+    import zipfile
+
     import keras
 
     try:
         return keras.saving.load_model(path, compile=False)
-    except (ValueError, OSError, KeyError, TypeError) as exc:
+    except (ValueError, OSError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
         raise ModelError(f"model file is corrupt or incompatible: {path}: {exc}") from exc
 
 
@@ -62,6 +65,7 @@ def compiled_function(model, shape):
 
 def load(spec: BackendSpec, paths, metadata: dict, mode: str) -> Runner:
     report = ensure_threading(mode, spec.threads)
+    verify_file(paths.keras, metadata, required=False)  # serve's start-up check requires the hash
     model = load_keras_model(paths.keras)
     import tensorflow as tf
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from docauth.errors import ModelError, Unavailable
 from docauth.runtime.engines.base import BackendSpec, Runner, file_sha256
+from docauth.runtime.model import verify_file
+from docauth.runtime.ort_env import import_ort
 from docauth.runtime.probe import cpu_facts
 
 PROVIDERS = {
@@ -21,6 +23,7 @@ SOURCE_SHA_KEY = "docauth.source_sha256"
 
 
 def ort_errors():
+    import_ort()
     from onnxruntime.capi import onnxruntime_pybind11_state as state
 
     names = ("Fail", "InvalidArgument", "NoSuchFile", "NoModel", "EngineError", "RuntimeException",
@@ -34,7 +37,7 @@ def default_threads(mode: str) -> int:
 
 
 def session_options(spec: BackendSpec, mode: str):
-    import onnxruntime as ort
+    ort = import_ort()
 
     so = ort.SessionOptions()
     so.intra_op_num_threads = spec.threads or default_threads(mode)
@@ -70,13 +73,14 @@ def provider_list(spec: BackendSpec, mode: str):
 
 
 def load(spec: BackendSpec, paths, metadata: dict, mode: str) -> Runner:
-    import onnxruntime as ort
+    ort = import_ort()
 
     provider = PROVIDERS[spec.name]
     if provider not in ort.get_available_providers():
         raise Unavailable(f"{spec.name}: ONNX Runtime has no {provider} here")
     if not paths.onnx.is_file():
         raise ModelError(f"ONNX model missing: {paths.onnx}; run `docauth export`")
+    verify_file(paths.onnx, metadata)  # a corrupt or replaced file would load and answer wrongly
     so = session_options(spec, mode)
     try:
         session = ort.InferenceSession(str(paths.onnx), so, providers=provider_list(spec, mode))

@@ -18,6 +18,7 @@ import numpy as np
 from docauth.errors import ModelError, Unavailable
 from docauth.runtime.engines.base import BackendSpec, Runner, file_sha256, input_hwc
 from docauth.runtime.engines.onnx_runtime import SOURCE_SHA_KEY
+from docauth.runtime.model import verify_file
 
 
 @functools.lru_cache(maxsize=1)
@@ -63,6 +64,7 @@ def load(spec: BackendSpec, paths, metadata: dict, mode: str) -> Runner:
         raise Unavailable("openvino: this CPU has no bf16 support (needs AVX512_BF16 or AMX)")
     if not paths.onnx.is_file():
         raise ModelError(f"ONNX model missing: {paths.onnx}; run `docauth export`")
+    verify_file(paths.onnx, metadata)  # a corrupt or replaced file would compile and answer wrongly
     config = compile_config(spec, mode)
     h, w, c = input_hwc(metadata)
     try:
