@@ -203,7 +203,8 @@ def test_classify_cli_json_lines_and_per_file_errors(cli_files):
     assert set(by_path) == {str(cli_files[k]) for k in order}
     doc, other = by_path[str(cli_files["doc"])], by_path[str(cli_files["other"])]
     for item in (doc, other):
-        assert set(item) == {"path", "is_document", "document_score", "side", "side_scores"}
+        assert set(item) == {"path", "is_document", "document_score", "side", "side_scores", "side_model",
+                             "side_source", "mrz_kind"}
     assert doc["is_document"] is True and doc["side"] in SIDE_LABELS
     assert set(doc["side_scores"]) == set(SIDE_LABELS)
     assert other["is_document"] is False and other["side"] is None

@@ -22,18 +22,22 @@ def _echo_err(message: str) -> None:
 @click.option("--models-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Directory with document/side .keras and .json (default: models/).")
 @click.option("--backend", default="auto", show_default=True, help="Inference backend (see docauth doctor).")
-def classify(images: tuple[Path, ...], as_json: bool, models_dir: Path | None, backend: str) -> None:
+@click.option("--no-mrz", is_flag=True,
+              help="The side model's answer alone: no MRZ read (faster; the check's side may differ).")
+def classify(images: tuple[Path, ...], as_json: bool, models_dir: Path | None, backend: str, no_mrz: bool) -> None:
     """Document / not, and which side (front, back, open), for each IMAGE.
 
-    A file that is not a readable image gets a per-file error; the others are
-    still classified and the exit status is 1 at the end.
+    The side is decided as the check decides it: a valid MRZ in a format printed on one face settles it
+    (TD1: back, TD3: open, visa: front), else the side model's answer stands; ``side_model`` keeps the model's
+    own answer. A file that is not a readable image gets a per-file error; the others are still classified
+    and the exit status is 1 at the end.
     """
     from docauth.config import Settings
     from docauth.imageio import load_image
 
     settings = Settings.load()
     failures = 0
-    clf = None
+    pipeline = None
     group = max(1, settings.max_batch_size)
     for start in range(0, len(images), group):
         batch_paths, batch_pixels = [], []
@@ -46,9 +50,9 @@ def classify(images: tuple[Path, ...], as_json: bool, models_dir: Path | None, b
                 _report_error(path, exc, as_json)
         if not batch_pixels:
             continue
-        if clf is None:
-            clf = _load_classifier(models_dir, backend)
-        for path, result in zip(batch_paths, clf(batch_pixels)):
+        if pipeline is None:
+            pipeline = _load_pipeline(models_dir, backend, with_mrz=not no_mrz)
+        for path, result in zip(batch_paths, pipeline.classify(batch_pixels)):
             body = {"path": str(path), **result.export()}
             if as_json:
                 click.echo(json.dumps(body))
@@ -77,11 +81,33 @@ def _load_classifier(models_dir, backend):
         sys.exit(2)
 
 
+def _load_pipeline(models_dir, backend, *, with_mrz: bool):
+    """The check's classify stage: the classifiers and, for the side, the reader's MRZ search (no printed-field
+    reading, no faces, no store)."""
+    from docauth.ocr.reader import DocumentReader
+    from docauth.pipeline import Pipeline
+
+    classifier = _load_classifier(models_dir, backend)
+    reader = None
+    if with_mrz:
+        try:
+            reader = DocumentReader.load(models_dir=models_dir, backend=backend, read_viz=False)
+        except DocauthError as exc:
+            _echo_err(f"error: cannot load the MRZ reader: {exc.message}")
+            sys.exit(2)
+    return Pipeline(classifier=classifier, reader=reader, faces=None, text_matcher=None)
+
+
 def _human(body: dict) -> str:
     if not body["is_document"]:
         return f"{body['path']}: not a document (document score {body['document_score']:.3f})"
     scores = ", ".join(f"{k} {v:.3f}" for k, v in body["side_scores"].items())
-    return f"{body['path']}: document (score {body['document_score']:.3f}), side {body['side']} ({scores})"
+    line = f"{body['path']}: document (score {body['document_score']:.3f}), side {body['side']}"
+    if body.get("side_source") == "mrz":
+        line += f" (from its {body.get('mrz_kind')} zone; model {body.get('side_model')}: {scores})"
+    else:
+        line += f" ({scores})"
+    return line
 
 
 @click.command("classifiers")

@@ -26,12 +26,11 @@ from docauth.errors import DocauthError, InputError, InvalidImage, NotFound
 from docauth.pipeline import stages as S
 from docauth.pipeline.policy import REASONS, DecisionPolicy
 from docauth.pipeline.result import CheckResult, StageRecord, jsonable
+from docauth.pipeline.side import SideEvidence, decide_side, sided
 
 # Sides that carry a machine-readable zone (TD1 cards print it on the back; passports on the data page).
 MRZ_SIDES = {"back", "open"}
 FACE_SIDES = {"front", "open"}
-# An MRZ format printed only on one side: a 2x44 zone is a passport's (or booklet's) data page.
-SIDE_OF_MRZ = {"TD3": "open"}
 
 
 @dataclass
@@ -145,7 +144,11 @@ class Pipeline:
 
     # -- single stages (the service's /v1/classify and /v1/ocr) ---------------------------
     def classify(self, images: Sequence[np.ndarray]) -> list[Any]:
-        return list(self.classifier(list(images)))
+        """Document or not and the side, decided as the check decides it (docauth.pipeline.side): the side
+        model, and for each document the MRZ the reader finds first on it (when the reader has one)."""
+        images = list(images)
+        mrz_reader = getattr(self.reader, "mrz_reader", None)
+        return [sided(c, image, mrz_reader) for c, image in zip(self.classifier(images), images)]
 
     def read(self, image: np.ndarray) -> Any:
         if self.reader is None:
@@ -226,13 +229,15 @@ class Pipeline:
 
     @staticmethod
     def _side_from_mrz(result: CheckResult, side, read: dict):
-        """The side its MRZ proves, when that differs from the classifier's answer (a passport data page
-        cropped alone looks like a card front to the side model)."""
-        proven = SIDE_OF_MRZ.get(read.get("kind")) if read.get("mrz_valid") else None
-        if proven is None or proven == side:
-            return side
-        result.document.update(side=proven, side_source="mrz", side_classified=side)
-        return proven
+        """The side decided from the model's answer and the zone read (docauth.pipeline.side); the model's
+        own answer stays beside it (``side_model``, and ``side_classified`` when the zone changed it)."""
+        evidence = SideEvidence(side, result.document.get("side_scores") or {}, read.get("kind"),
+                                bool(read.get("mrz_valid")))
+        decision = decide_side(evidence)
+        result.document.update(side=decision.side, side_source=decision.source, side_model=decision.model_side)
+        if decision.side != side:
+            result.document["side_classified"] = side
+        return decision.side
 
     # 3. locate, rectify, MRZ, printed fields
     def _read_document(self, result: CheckResult, image, side, on_rectified=None):
