@@ -7,18 +7,22 @@ are imported only when invoked, so ``docauth --help`` loads no framework.
 from __future__ import annotations
 
 import importlib
-import sys
 
 import click
 
 from docauth import __version__
+from docauth.clitools import fail
 from docauth.errors import DocauthError
 
 
 class LazyGroup(click.Group):
-    """A click group whose commands are ``"module:attribute"`` strings, imported on use."""
+    """A click group whose commands are ``"module:attribute"`` strings, imported on use.
 
-    def __init__(self, *args, lazy: dict[str, str] | None = None, **kwargs):
+    ``lazy`` maps a command's name to ``(target, help)``: the help is what the listing shows, so
+    ``docauth --help`` imports no stage (tests/test_cli_conventions.py keeps each one its own).
+    """
+
+    def __init__(self, *args, lazy: dict[str, tuple[str, str]] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.lazy = dict(lazy or {})
 
@@ -27,7 +31,7 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx, name):
         if name in self.lazy:
-            module_name, attr = self.lazy[name].split(":")
+            module_name, attr = self.lazy[name][0].split(":")
             return getattr(importlib.import_module(module_name), attr)
         return super().get_command(ctx, name)
 
@@ -36,7 +40,7 @@ class LazyGroup(click.Group):
         rows = []
         for name in self.list_commands(ctx):
             if name in self.lazy:
-                rows.append((name, HELP.get(name, "")))
+                rows.append((name, self.lazy[name][1]))
             else:
                 rows.append((name, self.commands[name].get_short_help_str(60)))
         if rows:
@@ -44,77 +48,64 @@ class LazyGroup(click.Group):
                 formatter.write_dl(rows)
 
 
-def lazy_group(name: str, help: str, commands: dict[str, str]) -> LazyGroup:
+def lazy_group(name: str, help: str, commands: dict[str, tuple[str, str]]) -> LazyGroup:
     return LazyGroup(name=name, help=help, lazy=commands)
 
 
-HELP = {
-    "synth": "Generate synthetic documents and non-documents with labels.",
-    "classify": "Document / not, and which side, for images.",
-    "ocr": "Locate the document, read its MRZ and printed fields.",
-    "match-faces": "Compare the faces in two images (1:1).",
-    "check": "Run the whole pipeline on one image.",
-    "persons": "Enrol, show, list and erase persons.",
-    "db": "Database migrations.",
-    "export": "Export the Keras models to ONNX.",
-    "tune": "Measure backends here and write the deployment profile.",
-    "doctor": "Show the hardware probe and the active runtime choice.",
-    "serve": "Run the HTTP service.",
-    "kiosk": "Run the service in real-time kiosk mode.",
-    "keys": "Create, list and revoke API keys.",
-    "batch": "Scan an archive of images into a JSONL file.",
-    "classifiers": "The document and side classifiers.",
-    "mrz": "The MRZ line recogniser.",
-    "viz": "The printed-field recogniser.",
-    "outline": "The document outline (localisation) model.",
-    "faces": "Face matching on real photos.",
-}
-
 COMMANDS = {
-    "synth": "docauth.synth.cli:synth",
-    "classify": "docauth.classifiers.cli:classify",
-    "ocr": "docauth.ocr.cli:ocr",
-    "match-faces": "docauth.matching.cli:match_faces",
-    "check": "docauth.pipeline.cli:check",
-    "persons": "docauth.store.cli:persons",
-    "db": "docauth.store.cli:db",
-    "export": "docauth.runtime.cli:export",
-    "tune": "docauth.runtime.cli:tune",
-    "doctor": "docauth.runtime.cli:doctor",
-    "serve": "docauth.service.cli:serve",
-    "kiosk": "docauth.service.cli:kiosk",
-    "keys": "docauth.service.cli:keys",
-    "batch": "docauth.batch.cli:batch",
+    "synth": ("docauth.synth.cli:synth", "Generate synthetic documents and non-documents with labels."),
+    "classify": ("docauth.classifiers.cli:classify", "Document / not, and which side, for images."),
+    "ocr": ("docauth.ocr.cli:ocr", "Locate the document, read its MRZ and printed fields."),
+    "match-faces": ("docauth.matching.cli:match_faces", "Compare the faces in two images (1:1)."),
+    "check": ("docauth.pipeline.cli:check", "Check one document image: the whole pipeline, a decision."),
+    "persons": ("docauth.store.cli:persons", "Enrol, show, list and erase persons."),
+    "db": ("docauth.store.cli:db", "Database migrations."),
+    "export": ("docauth.runtime.cli:export", "Export the Keras models to ONNX."),
+    "tune": ("docauth.runtime.cli:tune", "Measure backends here and write the deployment profile."),
+    "doctor": ("docauth.runtime.cli:doctor", "Show the hardware probe and the active runtime choice."),
+    "serve": ("docauth.service.cli:serve", "Run the HTTP service."),
+    "kiosk": ("docauth.service.cli:kiosk", "Run the service in real-time kiosk mode."),
+    "keys": ("docauth.service.cli:keys", "Create, list and revoke API keys."),
+    "batch": ("docauth.batch.cli:batch", "Scan an archive of images into JSON lines (and CSV)."),
 }
 
 train = lazy_group(
     "train",
     "Train models from generated data.",
-    {"classifiers": "docauth.classifiers.cli:train_classifiers", "mrz": "docauth.ocr.cli:train_mrz",
-     "viz": "docauth.ocr.cli:train_viz",
-     "outline": "docauth.ocr.cli:train_outline"},
+    {
+        "classifiers": ("docauth.classifiers.cli:train_classifiers", "Train the document and side classifiers."),
+        "mrz": ("docauth.ocr.cli:train_mrz", "Train the MRZ line recogniser."),
+        "viz": ("docauth.ocr.cli:train_viz", "Train the printed-field recogniser."),
+        "outline": ("docauth.ocr.cli:train_outline", "Train the document outline (localisation) model."),
+    },
 )
 evaluate = lazy_group(
     "eval",
     "Evaluate models and stages on synthetic and real data.",
     {
-        "classifiers": "docauth.classifiers.cli:eval_classifiers",
-        "ocr": "docauth.ocr.cli:eval_ocr",
-        "faces": "docauth.matching.cli:eval_faces",
-        "real": "docauth.training.cli:eval_real",
+        "classifiers": ("docauth.classifiers.cli:eval_classifiers",
+                        "Accuracy of the document and side classifiers."),
+        "ocr": ("docauth.ocr.cli:eval_ocr", "Exact-match rates of the MRZ and printed fields."),
+        "faces": ("docauth.matching.cli:eval_faces", "Calibrate the face threshold on real photos."),
+        "real": ("docauth.training.cli:eval_real", "Every stage on the real sets beside generated captures."),
     },
 )
 bench = lazy_group(
     "bench",
     "Benchmarks (one run, ratios against a baseline).",
-    {"classify": "docauth.runtime.cli:bench_classify"},
+    {"classify": ("docauth.runtime.cli:bench_classify", "Keras against every backend and mode, same inputs.")},
 )
 
 
 @click.group(cls=LazyGroup, lazy=COMMANDS)
 @click.version_option(__version__, prog_name="docauth")
 def cli():
-    """docauth: is it a document, which side, what does it say, whose is it."""
+    """docauth: is it a document, which side, what does it say, whose is it.
+
+    Exit codes, the same for every command: 0 success (accept, same person), 1 a negative answer (review,
+    different persons, some inputs failed), 2 a usage or input error, 3 reject, 4 a model or the database
+    unavailable. --json prints JSON on stdout; --out names what a command writes.
+    """
 
 
 cli.add_command(train)
@@ -126,8 +117,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         cli.main(args=argv, prog_name="docauth", standalone_mode=True)
     except DocauthError as exc:  # an error a command did not handle itself
-        click.echo(f"error: {exc.message}", err=True)
-        sys.exit(2)
+        fail(exc)
 
 
 if __name__ == "__main__":

@@ -54,8 +54,10 @@ def test_same_face_matches_with_the_calibrated_threshold(images):
 
 def test_threshold_option_changes_the_verdict(images):
     args = ["match-faces", str(images["astronaut"]), str(images["astronaut_small"]), "--json"]
-    strict = json.loads(CliRunner().invoke(cli, [*args, "--threshold", "0.0001"]).stdout)
+    result = CliRunner().invoke(cli, [*args, "--threshold", "0.0001"])
+    strict = json.loads(result.stdout)
     assert strict["match"] is False and strict["threshold"] == 0.0001 and strict["distance"] > 0.0001
+    assert result.exit_code == 1  # a negative answer, as `check` exits 1 on review
 
 
 @pytest.mark.parametrize(("name", "message"), [("no_face", "no face was found"), ("text", "not a recognised image"),

@@ -105,12 +105,15 @@ def test_bad_fields_are_refused_before_any_photo_is_read(run, photos):
     assert run("persons", "list").stdout.strip() == "no persons enrolled"
 
 
-def test_unmigrated_database_says_what_to_do(tmp_path):
-    result = CliRunner().invoke(cli, ["persons", "list", "--database-url", f"sqlite:///{tmp_path / 'new.sqlite3'}"])
-    assert result.exit_code == 2 and "docauth db upgrade" in result.stderr
+def test_a_new_database_is_created_on_first_use(tmp_path):
+    url = f"sqlite:///{tmp_path / 'new.sqlite3'}"
+    result = CliRunner().invoke(cli, ["persons", "list", "--database-url", url])
+    assert result.exit_code == 0 and result.stdout.strip() == "no persons enrolled", result.output
+    current = CliRunner().invoke(cli, ["db", "current", "--database-url", url])
+    assert "revision None" not in current.stdout and current.exit_code == 0
 
 
 def test_unreachable_database_is_a_clean_error():
     result = CliRunner().invoke(cli, ["db", "upgrade", "--database-url", "postgresql://x@127.0.0.1:9/none"])
-    assert result.exit_code == 2 and "database is unavailable" in result.stderr
+    assert result.exit_code == 4 and "database is unavailable" in result.stderr  # 4: cannot run here now
     assert "Traceback" not in result.output

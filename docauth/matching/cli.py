@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
 from pathlib import Path
 
 import click
 
+from docauth.clitools import NEGATIVE, OK, json_option, out_option
+from docauth.clitools import handle_errors as _handle_errors
 from docauth.errors import DocauthError
-
-
-def _handle_errors(func):
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        except DocauthError as exc:
-            click.echo(f"error: {exc.message}", err=True)
-            sys.exit(2)
-
-    return wrapper
 
 
 def _largest_face(path: str):
@@ -43,11 +32,15 @@ def _largest_face(path: str):
 @click.command("match-faces")
 @click.argument("image_a", type=click.Path(dir_okay=False))
 @click.argument("image_b", type=click.Path(dir_okay=False))
-@click.option("--threshold", type=float, default=None, help="Distance threshold (default: the calibrated one).")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--threshold", type=float, default=None,
+              help="Largest distance still taken as the same person (default: the calibrated one).")
+@json_option()
 @_handle_errors
 def match_faces(image_a, image_b, threshold, as_json):
-    """Compare the largest face of IMAGE_A with the largest face of IMAGE_B (1:1)."""
+    """Compare the largest face of IMAGE_A with the largest face of IMAGE_B (1:1).
+
+    Exits 0 for the same person, 1 for different persons, 2 when an image is unusable.
+    """
     from docauth.config import Settings
     from docauth.matching.face import FaceMatcher
 
@@ -61,6 +54,7 @@ def match_faces(image_a, image_b, threshold, as_json):
         verdict = "same person" if result.match else "different persons"
         click.echo(f"{verdict}: distance {result.distance:.4f} (threshold {result.threshold}); "
                    f"faces found: {face_a.n_faces} in A, {face_b.n_faces} in B")  # fmt: skip
+    sys.exit(OK if result.match else NEGATIVE)
 
 
 @click.command("faces")
@@ -68,7 +62,7 @@ def match_faces(image_a, image_b, threshold, as_json):
               help="Folder holding faces/labels.csv (default: ../shared/data).")  # fmt: skip
 @click.option("--seed", type=int, default=20261122, show_default=True, help="Synthetic documents' seed.")
 @click.option("--no-documents", is_flag=True, help="Real photo pairs only.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the report as JSON.")
+@out_option("Also write the report as JSON to this file.", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--write-docs", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Replace the generated calibration section of this Markdown file (docs/matching.md).")  # fmt: skip
 @_handle_errors

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import click
 
+from docauth.clitools import backend_option, fail, json_option, out_option
 from docauth.errors import DocauthError
-
-
-def _echo_err(message: str) -> None:
-    click.echo(message, err=True)
 
 
 def _ctc_training_options(items: str, epochs: int):
@@ -23,7 +19,7 @@ def _ctc_training_options(items: str, epochs: int):
                      help=f"Training epochs; 0 only cuts the {items} into --cache."),
         click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help=f"Keep the cut {items} in this .npz and reuse them on the next run."),
-        click.option("--batch-size", default=32, show_default=True),
+        click.option("--batch-size", default=32, show_default=True, help="Training batch size."),
         click.option("--lr", "learning_rate", type=float, default=None,
                      help="Peak learning rate (default 2e-3 from scratch, 1e-3 starting from --init)."),
         click.option("--degraded-share", type=click.FloatRange(0.0, 1.0), default=0.3, show_default=True,
@@ -43,7 +39,7 @@ def _ctc_training_options(items: str, epochs: int):
 @click.option("--blocks", default=12000, show_default=True, help="Rendered MRZ blocks to cut line strips from.")
 @click.option("--captures", default=4000, show_default=True,
               help="Synthetic document captures (docauth.synth, TRAIN seeds) to cut line strips from.")
-@click.option("--seed", default=9303, show_default=True)
+@click.option("--seed", default=9303, show_default=True, help="Seed of the rendered blocks and their order.")
 @click.option("--init", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="Start from this .keras model (fine-tune) instead of from scratch.")
 @_ctc_training_options("strips", epochs=6)
@@ -63,16 +59,20 @@ def train_mrz(out_dir, blocks, captures, epochs, batch_size, seed, cache, init, 
     from docauth.config import default_models_dir
     from docauth.ocr.mrzlines import extend_strip_cache, train
 
+    from docauth.progress import Progress
+
     if extend_cache is not None:
         if cache is None:
             raise click.UsageError("--extend-cache needs --cache (the file to write)")
         if cache.exists():
             raise click.UsageError(f"--cache {cache} exists: it would be used as it is, not extended")
-        extend_strip_cache(extend_cache, cache, more_captures, captures_start, log=_echo_err,
-                           flat=flat_document_strips)
-    meta = train(out_dir or default_models_dir(), blocks=blocks, captures=captures, epochs=epochs, seed=seed,
-                 cache=cache, init=init, batch_size=batch_size, augment_share=degraded_share,
-                 learning_rate=learning_rate, log=_echo_err)
+    with Progress(description="training", unit="it") as bar:
+        if extend_cache is not None:
+            extend_strip_cache(extend_cache, cache, more_captures, captures_start, log=bar.follow,
+                               flat=flat_document_strips)
+        meta = train(out_dir or default_models_dir(), blocks=blocks, captures=captures, epochs=epochs, seed=seed,
+                     cache=cache, init=init, batch_size=batch_size, augment_share=degraded_share,
+                     learning_rate=learning_rate, log=bar.follow)
     click.echo(json.dumps(meta["metrics"]))
 
 
@@ -82,7 +82,7 @@ def train_mrz(out_dir, blocks, captures, epochs, batch_size, seed, cache, init, 
 @click.option("--captures", default=4000, show_default=True,
               help="Synthetic card captures (TRAIN seeds) whose printed values are cut for training.")
 @click.option("--val-captures", default=300, show_default=True, help="Held-out captures (VALIDATION seeds).")
-@click.option("--seed", default=9400, show_default=True)
+@click.option("--seed", default=9400, show_default=True, help="Seed of the training order and degradations.")
 @click.option("--init", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
               help="Start from this .keras model where its layers fit (e.g. models/mrz_lines.keras).")
 @_ctc_training_options("crops", epochs=5)
@@ -94,10 +94,12 @@ def train_viz(out_dir, captures, val_captures, epochs, batch_size, seed, cache, 
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     from docauth.config import default_models_dir
     from docauth.ocr.vizlines import train
+    from docauth.progress import Progress
 
-    meta = train(out_dir or default_models_dir(), captures=captures, val_captures=val_captures, epochs=epochs,
-                 seed=seed, cache=cache, init=init, batch_size=batch_size, augment_share=degraded_share,
-                 learning_rate=learning_rate, workers=workers, log=_echo_err)
+    with Progress(description="training", unit="it") as bar:
+        meta = train(out_dir or default_models_dir(), captures=captures, val_captures=val_captures, epochs=epochs,
+                     seed=seed, cache=cache, init=init, batch_size=batch_size, augment_share=degraded_share,
+                     learning_rate=learning_rate, workers=workers, log=bar.follow)
     click.echo(json.dumps(meta["metrics"]))
 
 
@@ -105,8 +107,8 @@ def train_viz(out_dir, captures, val_captures, epochs, batch_size, seed, cache, 
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where to write outline.keras/.json (default: the models directory).")
 @click.option("--count", default=8000, show_default=True, help="Generated training captures (default mix).")
-@click.option("--val-count", default=600, show_default=True)
-@click.option("--epochs", default=12, show_default=True)
+@click.option("--val-count", default=600, show_default=True, help="Generated validation captures.")
+@click.option("--epochs", default=12, show_default=True, help="Training epochs.")
 @click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Keep the generated images and masks in this .npz and reuse them on the next run.")
 def train_outline(out_dir, count, val_count, epochs, cache):
@@ -114,31 +116,37 @@ def train_outline(out_dir, count, val_count, epochs, cache):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     from docauth.config import default_models_dir
     from docauth.ocr.outline import train
+    from docauth.progress import Progress
 
-    meta = train(out_dir or default_models_dir(), count=count, val_count=val_count, epochs=epochs, cache=cache,
-                 log=_echo_err)
+    with Progress(description="training", unit="it") as bar:
+        meta = train(out_dir or default_models_dir(), count=count, val_count=val_count, epochs=epochs, cache=cache,
+                     log=bar.follow)
     click.echo(json.dumps(meta["metrics"]))
 
 
 @click.command("ocr")
 @click.argument("image", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
-@click.option("--models-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@json_option("Print the full result as JSON on stdout instead of text.")
+@click.option("--models-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Directory with the models (default: DOCAUTH_MODELS_DIR, else models/).")
 @click.option("--no-viz", is_flag=True, help="Skip the printed fields (Tesseract); MRZ only.")
-def ocr(image, as_json, models_dir, no_viz):
+@backend_option()
+def ocr(image, as_json, models_dir, no_viz, backend):
     """Locate the document in IMAGE, read its MRZ and printed fields."""
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    from docauth.config import Settings
     from docauth.imageio import load_image
     from docauth.ocr.reader import DocumentReader
 
     try:
+        settings = Settings.load(backend=backend, **({"models_dir": models_dir} if models_dir else {}))
         pixels = load_image(image)
-        reader = DocumentReader.load(models_dir=models_dir, read_viz=not no_viz)
+        reader = DocumentReader.load(models_dir=settings.models_dir, backend=settings.backend, read_viz=not no_viz,
+                                     tesseract=settings.tesseract)
         result = reader(pixels)
     except DocauthError as exc:
-        click.echo(f"error: {image}: {exc.message}", err=True)
-        sys.exit(2)
+        fail(exc, prefix=str(image))
     out = result.export()
     if as_json:
         click.echo(json.dumps(out, indent=2, ensure_ascii=False))
@@ -166,23 +174,24 @@ def ocr(image, as_json, models_dir, no_viz):
 @click.command("ocr")
 @click.option("--count", default=2000, show_default=True, help="Synthetic captures to read.")
 @click.option("--seed", default=None, type=int, help="Synthetic seed (default: the OCR_EVAL range).")
-@click.option("--models-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--models-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Directory with the models to evaluate (default: models/).")
 @click.option("--no-specimens", is_flag=True, help="Skip the real specimens in ../shared/data.")
-@click.option("--json-out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write the full report as JSON here.")
-def eval_ocr(count, seed, models_dir, no_specimens, json_out):
+@out_option("Also write the full report as JSON to this file.", old=("--json-out",),
+            type=click.Path(dir_okay=False, path_type=Path))
+def eval_ocr(count, seed, models_dir, no_specimens, out):
     """Exact-match rates per field and per MRZ format: synthetic captures + real specimens."""
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     from docauth.config import shared_data_dir
     from docauth.ocr.evaluate import evaluate_specimens, evaluate_synthetic
     from docauth.ocr.reader import DocumentReader
+    from docauth.progress import Progress
 
     try:
         reader = DocumentReader.load(models_dir=models_dir)
     except DocauthError as exc:
-        click.echo(f"error: {exc.message}", err=True)
-        sys.exit(2)
+        fail(exc)
     report: dict = {}
     shared = shared_data_dir()
     if not no_specimens and shared is not None and (shared / "mrz-specimens" / "truth.csv").is_file():
@@ -201,7 +210,8 @@ def eval_ocr(count, seed, models_dir, no_specimens, json_out):
 
         seed = OCR_EVAL.default if seed is None else seed
         click.echo(f"synthetic captures: {count} (seed {seed})")
-        syn = evaluate_synthetic(reader, count, seed, log=click.echo)
+        with Progress(count, description="reading", unit="img") as bar:
+            syn = evaluate_synthetic(_Counted(reader, bar.advance), count, seed, log=click.echo)
         report["synthetic"] = syn
         click.echo(f"  MRZ exact {syn['mrz_exact_rate']} of {syn['mrz_count']}; false valid {syn['mrz_false_valid']}")
         for fmt, v in syn["per_format"].items():
@@ -214,5 +224,20 @@ def eval_ocr(count, seed, models_dir, no_specimens, json_out):
             click.echo(f"    {name:>16}: {v['exact_rate']} ({v['count']})")
         click.echo(f"  rotation correct {syn['rotation_rate']}; document found {syn['document_found_rate']}; "
                    f"median {syn['median_ms']} ms per image")
-    if json_out:
-        json_out.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    if out:
+        out.write_text(json.dumps(report, indent=2, default=str) + "\n")
+
+
+class _Counted:
+    """A reader that moves the progress bar once per image it reads."""
+
+    def __init__(self, reader, advance):
+        self._reader, self._advance = reader, advance
+
+    def __call__(self, image, **kwargs):
+        result = self._reader(image, **kwargs)
+        self._advance()
+        return result
+
+    def __getattr__(self, name):
+        return getattr(self._reader, name)

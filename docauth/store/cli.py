@@ -7,32 +7,24 @@ person behind.
 
 from __future__ import annotations
 
-import functools
 import json
-import sys
 
 import click
 
+from docauth.clitools import handle_errors as _handle_errors
+from docauth.clitools import json_option
 from docauth.errors import Conflict, DocauthError
 
 
-def _handle_errors(func):
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        except DocauthError as exc:
-            click.echo(f"error: {exc.message}", err=True)
-            sys.exit(2)
-
-    return wrapper
-
-
-def _open_store(database_url: str | None):
+def _open_store(database_url: str | None, *, migrate: bool = True):
+    """The store; its schema created or brought to head first, except for the ``db`` commands themselves."""
     from docauth.config import Settings
     from docauth.store.db import Store
 
-    return Store.from_settings(Settings.load(database_url=database_url))
+    store = Store.from_settings(Settings.load(database_url=database_url))
+    if migrate:
+        store.ensure_schema()
+    return store
 
 
 _db_option = click.option(
@@ -50,11 +42,11 @@ def db():
 
 @db.command("upgrade")
 @_db_option
-@click.option("--revision", default="head", show_default=True)
+@click.option("--revision", default="head", show_default=True, help="The Alembic revision to migrate to.")
 @_handle_errors
 def db_upgrade(database_url, revision):
     """Create or migrate the schema to the latest revision."""
-    store = _open_store(database_url)
+    store = _open_store(database_url, migrate=False)
     reached = store.upgrade(revision)
     click.echo(f"{store.safe_url}: at revision {reached} (head {store.head_revision()})")
 
@@ -64,7 +56,7 @@ def db_upgrade(database_url, revision):
 @_handle_errors
 def db_current(database_url):
     """Show the schema revision of the database."""
-    store = _open_store(database_url)
+    store = _open_store(database_url, migrate=False)
     click.echo(f"{store.safe_url}: revision {store.current_revision()} (head {store.head_revision()})")
 
 
@@ -96,17 +88,17 @@ def _encode_photos(paths: tuple[str, ...]):
 
 @persons.command("add")
 @_db_option
-@click.option("--surname", required=True)
-@click.option("--given-names", default="", show_default=False)
+@click.option("--surname", required=True, help="Surname as printed (the MRZ's primary identifier).")
+@click.option("--given-names", default="", show_default=False, help="Given names, space-separated.")
 @click.option("--dob", "date_of_birth", required=True, metavar="YYYY-MM-DD", help="Date of birth.")
-@click.option("--document-number", default=None)
+@click.option("--document-number", default=None, help="The identity document's number.")
 @click.option("--nationality", default=None, metavar="CODE", help="ICAO 3-letter code.")
 @click.option("--sex", type=click.Choice(["M", "F", "X"], case_sensitive=False), default=None)
 @click.option("--expiry", "document_expiry", default=None, metavar="YYYY-MM-DD", help="Document expiry.")
 @click.option("--external-ref", default=None, help="The bank's own reference (unique).")
 @click.option("--photo", "photos", multiple=True, type=click.Path(dir_okay=False), help="Enrolment photo (repeatable).")
 @click.option("--allow-duplicate-face", is_flag=True, help="Enrol even when the face matches another person.")
-@click.option("--json", "as_json", is_flag=True, help="Print the new person as JSON.")
+@json_option("Print the new person as JSON.")
 @_handle_errors
 def persons_add(database_url, photos, allow_duplicate_face, as_json, **fields):
     """Enrol a person with their photos (each must show exactly one face)."""
@@ -150,8 +142,8 @@ def persons_show(database_url, person_id):
 
 @persons.command("list")
 @_db_option
-@click.option("--json", "as_json", is_flag=True)
-@click.option("--limit", default=1000, show_default=True)
+@json_option("Print the persons as a JSON list.")
+@click.option("--limit", default=1000, show_default=True, help="At most this many persons.")
 @_handle_errors
 def persons_list(database_url, as_json, limit):
     """List enrolled persons."""
