@@ -275,3 +275,113 @@ def test_batch_killed_five_times_resumes_exactly_once(tmp_path, workers):
     assert sorted(paths) == sorted(inputs), "an input is missing"
     broken = [r for r in records if r["path"].endswith("broken_0001.jpg")]
     assert broken and broken[0].get("error")
+
+
+# -- model files that do not match their recorded SHA-256 (issue 27) ------------------------------
+def _random_block(path: Path, size: int = 4096) -> None:
+    """4 KB of random bytes written into the middle of the file: same size, different content."""
+    data = bytearray(path.read_bytes())
+    start = len(data) // 2
+    data[start:start + size] = os.urandom(min(size, len(data) - start))
+    path.write_bytes(bytes(data))
+
+
+def _models_copy(tmp_path: Path) -> Path:
+    models = tmp_path / "models"
+    shutil.copytree(test_models_dir(), models)
+    return models
+
+
+@pytest.mark.parametrize("fault", ["corrupt_onnx", "corrupt_viz_lines_keras", "no_checksums", "unrecorded_onnx"])
+def test_model_file_not_matching_its_checksum_stops_serve_naming_it(tmp_path, fault):
+    models = _models_copy(tmp_path)
+    if fault == "corrupt_onnx":
+        name = "document.onnx"
+        if not (models / name).is_file():
+            pytest.skip("no shipped document.onnx")
+        _random_block(models / name)
+    elif fault == "corrupt_viz_lines_keras":
+        name = "viz_lines.keras"
+        if not (models / name).is_file():
+            pytest.skip("no shipped viz_lines model")
+        _random_block(models / name)
+    elif fault == "no_checksums":
+        name = "side.json"
+        meta = json.loads((models / name).read_text())
+        meta.pop("sha256")
+        (models / name).write_text(json.dumps(meta))
+    else:
+        name = "mrz_lines.onnx"
+        meta = json.loads((models / "mrz_lines.json").read_text())
+        if name not in meta["sha256"]:
+            pytest.skip("no shipped mrz_lines.onnx")
+        del meta["sha256"][name]
+        (models / "mrz_lines.json").write_text(json.dumps(meta))
+    started = time.monotonic()
+    out = _serve_with_models(models, tmp_path)
+    text = out.stdout + out.stderr
+    assert out.returncode != 0, text[-1500:]
+    assert time.monotonic() - started < 60
+    assert name in text, f"the error does not name {name}:\n{text[-1500:]}"
+    assert "Traceback" not in text, text[-3000:]
+
+
+def test_a_corrupt_onnx_is_never_run_the_auto_backend_falls_back_and_says_so(tmp_path):
+    """In process (the path a replaced file takes after start-up): the ONNX engines refuse it by its hash."""
+    from docauth.errors import ModelError
+    from docauth.runtime import backends
+
+    models = _models_copy(tmp_path)
+    if not (models / "document.onnx").is_file():
+        pytest.skip("no shipped document.onnx")
+    _random_block(models / "document.onnx")
+    with pytest.raises(ModelError, match="document.onnx"):
+        backends.load("document", models_dir=models, backend="onnxruntime", mode="realtime")
+    model = backends.load("document", models_dir=models, backend="auto", mode="realtime")
+    try:
+        assert model.backend_name == "keras_tf", model.describe()
+        assert "document.onnx" in model.reason and "SHA-256" in model.reason, model.reason
+    finally:
+        model.close()
+
+
+# -- batch workers die with their parent (issue 27) ------------------------------------------------
+def _session_processes(sid: int) -> list:
+    import psutil
+
+    found = []
+    for p in psutil.process_iter(["pid", "cmdline"]):
+        try:
+            if os.getsid(p.info["pid"]) == sid and p.status() != psutil.STATUS_ZOMBIE:
+                found.append(p.info)
+        except (ProcessLookupError, PermissionError, psutil.Error):
+            continue
+    return found
+
+
+def test_sigkill_of_batch_leaves_no_worker_process(tmp_path):
+    images = tmp_path / "images"
+    images.mkdir()
+    _make_images(images, 200)
+    out_file = tmp_path / "results.jsonl"
+    env = _base_env()
+    env.update(DOCAUTH_DATA_DIR=str(tmp_path / "data"), PYTHONPATH=str(TESTS_DIR))
+    cmd = [*DOCAUTH_CMD, "batch", str(images), "--out", str(out_file), "--workers", "2", "--chunk", "4",
+           "--pipeline-factory", "pipeline_support:standin_pipeline"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)  # its own session: every process it starts is findable
+    try:
+        deadline = time.monotonic() + 120
+        while _lines(out_file) < 8 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.poll() is None, "the scan ended before it could be killed"
+        assert len(_session_processes(proc.pid)) >= 3, _session_processes(proc.pid)  # scanner + 2 workers
+        os.kill(proc.pid, signal.SIGKILL)  # the scanner alone, as an OOM killer or an operator would
+        proc.wait(10)
+        deadline = time.monotonic() + 10
+        while _session_processes(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _session_processes(proc.pid) == [], _session_processes(proc.pid)
+    finally:
+        for p in _session_processes(proc.pid):
+            os.kill(p["pid"], signal.SIGKILL)

@@ -196,8 +196,12 @@ _worker_pipeline = None
 _worker_settings = None
 
 
-def _init_worker(settings: Settings, factory: str | None) -> None:
+def _init_worker(settings: Settings, factory: str | None, parent_pid: int | None = None) -> None:
     global _worker_pipeline, _worker_settings
+    if parent_pid is not None:
+        from docauth.batch.orphans import die_with_parent
+
+        die_with_parent(parent_pid)  # before the pipeline loads: a SIGKILLed scanner leaves no worker behind
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")
     _worker_settings = settings
     _worker_pipeline = _pipeline_for_scan(settings, factory)
@@ -222,7 +226,7 @@ def run_local(todo: list[str], settings: Settings, workers: int, chunk: int, pip
     # spawn: workers start clean and load their own models (nothing framework-level crosses a fork)
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
-                             initargs=(settings, factory)) as pool:
+                             initargs=(settings, factory, os.getpid())) as pool:
         pending = set()
         chunks = _chunks(todo, chunk)
         for paths in chunks:
