@@ -57,7 +57,10 @@ def _columns(unit: str):
 
     class Rate(ProgressColumn):
         def render(self, task):
-            return Text(format_rate(task.speed, unit), style="progress.data.speed")
+            speed = task.speed
+            if speed is None and task.elapsed:  # too few updates for rich's window: the average so far
+                speed = (task.completed - task.fields.get("start_at", 0)) / task.elapsed or None
+            return Text(format_rate(speed, unit), style="progress.data.speed")
 
     class TimeLeft(ProgressColumn):
         def render(self, task):
@@ -67,7 +70,7 @@ def _columns(unit: str):
 
     class Elapsed(ProgressColumn):
         def render(self, task):
-            return Text(format_duration(task.elapsed), style="progress.elapsed")
+            return Text("" if task.finished else format_duration(task.elapsed), style="progress.elapsed")
 
     return (SpinnerColumn(), TextColumn("[progress.description]{task.description}"), BarColumn(),
             MofNCompleteColumn(), Rate(), TimeLeft(), Elapsed())
@@ -77,13 +80,14 @@ class Progress:
     """A bar with count, rate and time left, or nothing when stderr is not a terminal."""
 
     def __init__(self, total: int | None = None, *, description: str = "", unit: str = "item",
-                 completed: int = 0, console: Any = None, enabled: bool | None = None):
+                 completed: int = 0, console: Any = None, enabled: bool | None = None, clock=None):
         self.total = total
         self.description = description
         self.unit = unit
         self._completed = completed
         self._console = console
         self._enabled = enabled
+        self._clock = clock  # seconds, monotonic (default: rich's own); tests pass their own to see a day go by
         self._progress = None
         self._task = None
 
@@ -98,8 +102,11 @@ class Progress:
         console = self._console or Console(stderr=True)
         enabled = console.is_terminal if self._enabled is None else self._enabled
         if enabled:
-            self._progress = RichProgress(*_columns(self.unit), console=console, speed_estimate_period=SPEED_WINDOW_S)
-            self._task = self._progress.add_task(self.description, total=self.total, completed=self._completed)
+            extra = {"get_time": self._clock} if self._clock is not None else {}
+            self._progress = RichProgress(*_columns(self.unit), console=console, speed_estimate_period=SPEED_WINDOW_S,
+                                          **extra)
+            self._task = self._progress.add_task(self.description, total=self.total, completed=self._completed,
+                                                 start_at=self._completed)
             self._progress.start()
         return self
 
@@ -144,6 +151,6 @@ class Progress:
         if total <= 0 or done > total:
             return  # a ratio such as "MRZ exact 50/60" is not a count of work
         if label != self._progress.tasks[0].description:
-            self._progress.reset(self._task, total=total, completed=done, description=label)
+            self._progress.reset(self._task, total=total, completed=done, description=label, start_at=done)
         else:
             self._progress.update(self._task, total=total, completed=done)

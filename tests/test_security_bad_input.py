@@ -336,7 +336,7 @@ def test_cli_batch_records_bad_files_and_goes_on(bad_files, tmp_path):
     # scanner's own code; loading the real models would only add 20 s.
     out = _cli(["batch", *inputs, "--out", str(out_file), "--pipeline-factory", "pipeline_support:standin_pipeline"],
                {"DOCAUTH_DATA_DIR": str(tmp_path), "PYTHONPATH": str(Path(__file__).resolve().parent)}, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.returncode == 1, out.stderr[-2000:]  # some inputs failed; the run went on
     assert "Traceback" not in out.stderr
     lines = [json.loads(line) for line in out_file.read_text().splitlines()]
     assert sorted(r["path"] for r in lines) == sorted(inputs)

@@ -1,47 +1,72 @@
-"""``docauth batch INPUT... --out results.jsonl [--resume] [--engine local|ray] [--workers N]``."""
+"""``docauth batch INPUT... --out results.jsonl [--csv] [--resume] [--engine local|ray] [--workers N]``."""
 
 from __future__ import annotations
 
 import json
+import os
+import threading
+from pathlib import Path
 
 import click
 
+from docauth.clitools import NEGATIVE, OK, backend_option, fail
 from docauth.config import Settings
-from docauth.errors import DocauthError
+from docauth.errors import DocauthError, InputError
 
 
 @click.command()
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("--out", "out", required=True, type=click.Path(dir_okay=False), help="Results file (JSON lines).")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help="Results file: one JSON line per input. A name ending in .csv writes the CSV table there and "
+                   "the JSON lines beside it (.jsonl).")
+@click.option("--csv", "with_csv", is_flag=True, help="Also write a CSV table beside the JSON lines (same name, .csv).")
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: skip inputs already in --out.")
-@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="local: worker processes on this machine; ray: Ray actors (a local or an existing cluster).")
 @click.option("--workers", type=click.IntRange(1, 256), default=1, show_default=True,
               help="Processes (local) or actors (ray), each with its own loaded pipeline.")
 @click.option("--ray-address", default=None, help="An existing Ray cluster (default: start a local one).")
-@click.option("--backend", default=None, help="Model backend (default: auto).")
+@backend_option()
 @click.option("--chunk", type=click.IntRange(1, 256), default=None, help="Images per classifier batch.")
 @click.option("--pipeline-factory", default=None, hidden=True,
               help="module:callable(settings) -> pipeline, instead of the shipped models (plug-ins, tests).")
-def batch(inputs, out, resume, engine, workers, ray_address, backend, chunk, pipeline_factory):
+def batch(inputs, out, with_csv, resume, engine, workers, ray_address, backend, chunk, pipeline_factory):
     """Scan folders, globs or @list files of document images into one JSON line per input.
 
     Each finished input is appended whole and fsynced; a killed run continues
     with --resume, without losing or repeating any input. Unreadable files get
-    an {"path", "error"} line and never stop the run.
+    an {"path", "error"} line and never stop the run. The summary is one JSON
+    line on stdout. Exits 0 when every input was checked, 1 when some could not
+    be (their error lines say why), 2 on a usage error.
     """
     from docauth.batch.scan import scan
+    from docauth.batch.table import paths_for, write_csv
+    from docauth.progress import Progress
 
+    jsonl, csv_path = paths_for(out, with_csv)
     try:
         settings = Settings.load(mode="throughput", backend=backend)
         _migrate(settings)
-        summary = scan(list(inputs), out, settings, resume=resume, engine=engine, workers=workers,
-                       chunk=chunk, ray_address=ray_address, factory=pipeline_factory)
+        with Progress(_count_inputs(inputs), description="scan", unit="img",
+                      completed=_lines(jsonl) if resume else 0) as bar:
+            # scan()'s own line-every-few-seconds progress goes nowhere: the bar above replaces it.
+            with _follow(jsonl, bar), open(os.devnull, "w") as quiet:
+                summary = scan(list(inputs), jsonl, settings, resume=resume, engine=engine, workers=workers,
+                               chunk=chunk, ray_address=ray_address, factory=pipeline_factory,
+                               progress_stream=quiet)
+        rows = write_csv(jsonl, csv_path) if csv_path is not None else None
     except DocauthError as exc:
-        raise click.ClickException(exc.message) from exc
+        fail(exc)
+    except OSError as exc:
+        fail(InputError(f"cannot write the results: {exc.strerror or exc}", code="unwritable_output"))
     s = summary.export()
+    s["results"] = str(jsonl)
+    if csv_path is not None:
+        s["csv"], s["csv_rows"] = str(csv_path), rows
     click.echo(f"scanned {s['scanned']} (skipped {s['skipped']} already done, {s['errors']} errors) "
                f"in {s['elapsed_s']:.1f} s, {s['rate_per_s'] or 0:.2f} img/s; decisions {s['decisions']}", err=True)
     click.echo(json.dumps({"summary": s}))
+    raise SystemExit(NEGATIVE if s["errors"] else OK)
 
 
 def _migrate(settings: Settings) -> None:
@@ -50,6 +75,62 @@ def _migrate(settings: Settings) -> None:
 
     store = Store.from_settings(settings)
     try:
-        store.upgrade()
+        store.ensure_schema()
     finally:
         store.close()
+
+
+def _count_inputs(inputs) -> int:
+    from docauth.batch.inputs import expand_inputs
+
+    expanded = expand_inputs(list(inputs))
+    return len(expanded.paths) + len(expanded.missing)
+
+
+def _lines(path: Path) -> int:
+    """Complete lines in the results file (the inputs a resumed run skips)."""
+    return _LineCounter(path).count()
+
+
+class _LineCounter:
+    """Newlines in a file that grows by appends, reading only what was added since the last count."""
+
+    def __init__(self, path: Path):
+        self.path, self.offset, self.lines = path, 0, 0
+
+    def count(self) -> int:
+        try:
+            with open(self.path, "rb") as fh:
+                if os.fstat(fh.fileno()).st_size < self.offset:  # cut (a torn line dropped on resume)
+                    self.offset = self.lines = 0
+                fh.seek(self.offset)
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    self.lines += chunk.count(b"\n")
+                    self.offset += len(chunk)
+        except FileNotFoundError:
+            return 0
+        return self.lines
+
+
+class _follow:
+    """Moves the bar as lines reach the results file: every engine appends one line per finished input."""
+
+    def __init__(self, path: Path, bar, every_s: float = 0.5):
+        self.counter, self.bar, self.every_s = _LineCounter(path), bar, every_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="docauth-batch-progress", daemon=True)
+
+    def __enter__(self):
+        if self.bar.active:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        if self._thread.is_alive():
+            self._stop.set()
+            self._thread.join()
+            self.bar.update(self.counter.count())
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every_s):
+            self.bar.update(self.counter.count())
