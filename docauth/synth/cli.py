@@ -51,10 +51,13 @@ def synth(out_dir, count, seed, categories, start, workers):
     except InputError as exc:
         click.echo(f"error: {exc.message}", err=True)
         sys.exit(2)
+    from docauth.progress import Progress
+
     t0 = time.perf_counter()
     try:
-        path = generate_dataset(out_dir, count, seed_value, category=list(categories) or None, workers=workers,
-                                start=start)
+        with Progress(count, description="generating", unit="img") as bar:
+            path = generate_dataset(out_dir, count, seed_value, category=list(categories) or None, workers=workers,
+                                    start=start, progress=bar.update)
     except OSError as exc:
         click.echo(f"error: cannot write to {out_dir}: {exc.strerror or exc}", err=True)
         sys.exit(2)
