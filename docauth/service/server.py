@@ -78,15 +78,15 @@ class DocauthServer(BaseApplication):
 
 
 def served_models(settings: Settings) -> list[str]:
-    """Every model a worker will load: the classifiers and the MRZ recogniser always, the printed-field
-    recogniser and the outline model when their ``.keras`` is in the models directory (the reader loads them
-    then)."""
+    """Every model a worker may load: the classifiers and the MRZ recogniser (required), and every other model
+    with a weight file in the models directory (the reader loads the optional ones when their files are there),
+    so a model added later is checked without a change here."""
     from docauth.classifiers.stage import DOCUMENT_MODEL, SIDE_MODEL
-    from docauth.ocr.reader import FIELD_MODEL, LINE_MODEL, OUTLINE_MODEL
-    from docauth.runtime.model import model_paths
+    from docauth.ocr.mrzlines import MODEL_NAME as LINE_MODEL
 
-    optional = [n for n in (FIELD_MODEL, OUTLINE_MODEL) if model_paths(n, settings.models_dir).keras.is_file()]
-    return [DOCUMENT_MODEL, SIDE_MODEL, LINE_MODEL, *optional]
+    present = {p.stem for p in Path(settings.models_dir).glob("*") if p.suffix in (".keras", ".onnx")}
+    required = [DOCUMENT_MODEL, SIDE_MODEL, LINE_MODEL]
+    return required + sorted(present - set(required))
 
 
 def prepare(settings: Settings, workers: int) -> None:
