@@ -93,7 +93,8 @@ def _encode_photos(paths: tuple[str, ...]):
 @click.option("--dob", "date_of_birth", required=True, metavar="YYYY-MM-DD", help="Date of birth.")
 @click.option("--document-number", default=None, help="The identity document's number.")
 @click.option("--nationality", default=None, metavar="CODE", help="ICAO 3-letter code.")
-@click.option("--sex", type=click.Choice(["M", "F", "X"], case_sensitive=False), default=None)
+@click.option("--sex", type=click.Choice(["M", "F", "X"], case_sensitive=False), default=None,
+              help="Sex as the MRZ writes it (X: unspecified).")
 @click.option("--expiry", "document_expiry", default=None, metavar="YYYY-MM-DD", help="Document expiry.")
 @click.option("--external-ref", default=None, help="The bank's own reference (unique).")
 @click.option("--photo", "photos", multiple=True, type=click.Path(dir_okay=False), help="Enrolment photo (repeatable).")
