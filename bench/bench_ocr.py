@@ -87,7 +87,7 @@ def main() -> int:
     from docauth.synth.seeds import TESTS
 
     reader = DocumentReader.load()
-    mrz_only = DocumentReader(reader.mrz_reader, read_viz=False)
+    mrz_only = DocumentReader(reader.mrz_reader)
     images = [generate_sample(TESTS.nth(77), i, category="td1_back").image for i in range(args.images + 1)]
     reader(images[0])  # warm-up: graph tracing
     mrz_ms, full_ms, stage = [], [], {"locate_ms": [], "mrz_ms": [], "viz_ms": []}

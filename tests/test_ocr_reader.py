@@ -26,7 +26,7 @@ def reader():
 def mrz_reader(reader):
     from docauth.ocr.reader import DocumentReader
 
-    return DocumentReader(reader.mrz_reader, read_viz=False)
+    return DocumentReader(reader.mrz_reader)
 
 
 @pytest.mark.parametrize("category,index", [("td1_back", 0), ("td1_back", 1), ("td3_open", 2), ("td3_open", 3)])
@@ -49,7 +49,7 @@ def test_rotation_is_undone(mrz_reader):
     assert result.document.rotation == (base.document.rotation + 90) % 360
 
 
-def test_printed_fields_with_tesseract_agree_with_mrz(reader):
+def test_printed_fields_agree_with_mrz(reader):
     doc = render_document("td3_open", SEED + 5)
     result = reader(doc.image)
     assert result.mrz is not None and result.mrz.lines == doc.mrz
@@ -59,7 +59,7 @@ def test_printed_fields_with_tesseract_agree_with_mrz(reader):
         assert field_equal(name, result.viz.get(name), truth[name]), (name, result.viz)
         assert result.consistency[name]["agree"] is True
     out = result.export()
-    assert set(out) == {"document", "mrz", "fields", "consistency", "sources", "timings_ms"}
+    assert set(out) == {"document", "mrz", "fields", "consistency", "sources", "printed", "unsure", "timings_ms"}
     # Every field of a valid MRZ is confirmed by its check digits.
     assert {out["sources"][name] for name in ("surname", "date_of_birth", "document_number")} == {"mrz"}
     assert set(out["document"]) == {"corners", "rotation", "found"}
@@ -106,8 +106,6 @@ def test_a_whole_photo_turned_the_wrong_way_is_read_the_other_way_up(reader, mon
     import docauth.ocr.locate as locate
     import docauth.ocr.reader as reader_module
 
-    from docauth.ocr.viz import read_printed
-
     for index in range(12):
         doc = render_document("td1_front", SEED + 300 + index)
         height, width = doc.image.shape[:2]
@@ -115,8 +113,7 @@ def test_a_whole_photo_turned_the_wrong_way_is_read_the_other_way_up(reader, mon
         # the case the second reading is for: this page's print gives next to no fields upside down, and
         # most of them the right way up
         upright = locate.warp(doc.image, frame)[0]
-        fields_read = [reader_module._fields_read(read_printed(locate.rotate_quarter(upright, turn))[0])
-                       for turn in (0, 180)]
+        fields_read = [len(reader.printed(locate.rotate_quarter(upright, turn)).fields) for turn in (0, 180)]
         if doc.mrz is None and fields_read[1] <= reader_module.POOR_PRINTED_READ < fields_read[0]:
             break
     else:
@@ -143,7 +140,6 @@ def test_a_card_askew_in_the_photo_is_read_level(reader, monkeypatch):
     import cv2
 
     from docauth.ocr.mrzread import text_angle
-    from docauth.ocr.viz import read_printed
 
     doc = _front_without_mrz(100)
     height, width = doc.image.shape[:2]
@@ -157,8 +153,6 @@ def test_a_card_askew_in_the_photo_is_read_level(reader, monkeypatch):
     level = reader_module._levelled(askew)
     assert abs(text_angle(level[..., 0])) < 1.0
     assert level.shape == askew.shape  # read at the photo's own scale
-    # what reading it askew gives (the reason for levelling)
-    assert not field_equal("surname", read_printed(askew)[0].get("surname"), doc.fields["surname"])
     # Fault injected: the outline found is a patch of the background, so the whole photo is read.
     patch = np.array([[10, 10], [110, 10], [110, 70], [10, 70]], np.float64)
     monkeypatch.setattr(locate, "locate_document",
@@ -172,6 +166,7 @@ def test_a_card_askew_in_the_photo_is_read_level(reader, monkeypatch):
 def test_a_located_card_turned_the_wrong_way_is_read_the_other_way_up(reader, monkeypatch):
     import docauth.ocr.locate as locate
     import docauth.ocr.reader as reader_module
+    from docauth.ocr.printed import PrintedRead
 
     doc = _front_without_mrz(100)
     height, width = doc.image.shape[:2]
@@ -182,7 +177,8 @@ def test_a_located_card_turned_the_wrong_way_is_read_the_other_way_up(reader, mo
                         lambda image, model=None, accept=None, shapes=None: locate.Located(frame, True, 1.0, {}))
     monkeypatch.setattr(reader_module, "_orient_by_text", lambda gray, engine=None, landscape=None: 180)
     nothing = reader_module.DocumentView(corners=frame.tolist(), rotation=0, found=False, rectified=doc.image)
-    monkeypatch.setattr(reader_module.DocumentReader, "_read_whole_frame", lambda self, image: (nothing, {}, []))
+    monkeypatch.setattr(reader_module.DocumentReader, "_read_whole_frame",
+                        lambda self, image: (nothing, PrintedRead({}, [])))
     result = reader(doc.image)
     assert result.document.found is True
     assert result.document.rotation == 0
@@ -345,25 +341,37 @@ def test_printed_fields_taken_for_an_mrz_are_not_reported_as_one(mrz_reader):
     assert result.document.rotation == sample.label["capture"]["rotation"]
 
 
-def test_a_value_printed_under_the_wrong_label_still_agrees_with_the_mrz():
+def _printed(**reads):
+    """A printed read of the given fields: name -> (value, how, sure[, glyph confidence])."""
+    from docauth.ocr.printed import FieldRead, PrintedRead
+
+    fields = {}
+    for name, (value, how, sure, *glyph) in reads.items():
+        p = glyph[0] if glyph else 0.99
+        fields[name] = FieldRead(value, value, p, how, sure, glyphs=tuple((c, p) for c in value))
+    return PrintedRead(fields, [])
+
+
+def test_a_printed_value_disagrees_with_the_mrz_only_when_read_surely():
     from docauth.ocr.mrz import parse_mrz
     from docauth.ocr.reader import DocumentReader, DocumentView
-    from docauth.ocr.viz import Phrase
 
     mrz = parse_mrz(["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
                      "L898902C36UTO7408122F1204159ZE184226B<<<<<10"])
     assert mrz.valid
     view = DocumentView(corners=[[0, 0], [1, 0], [1, 1], [0, 1]], rotation=0, found=True, rectified=None)
-    # The date of issue was taken for the expiry; the real expiry and the birth date are printed elsewhere.
-    viz = {"surname": "ERIKSSON", "expiry_date": "2007-04-16", "date_of_birth": "1974-08-21"}
-    phrases = [Phrase("ERIKSSON", 0, 0, 1, 1, 90), Phrase("15 APR 2012", 0, 2, 1, 3, 90),
-               Phrase("16 APR 2007", 0, 4, 1, 5, 90)]
-    result = DocumentReader(None, read_viz=False).postprocess(view, mrz, viz, {}, phrases=phrases)
-    assert result.consistency["expiry_date"] == {"viz": "2007-04-16", "mrz": "2012-04-15", "agree": True,
+    printed = _printed(surname=("ERIKSSON", "mrz", True), expiry_date=("2012-04-15", "mrz", True),
+                       date_of_birth=("1974-08-21", "label", True),  # read surely under its caption: differs
+                       document_number=("L898902G3", "label", True, 0.8),  # one glyph read unsurely
+                       given_names=("ANNA MARLA", "label", False))  # an unsure caption or value
+    result = DocumentReader(None).postprocess(view, mrz, printed, {})
+    assert result.consistency["expiry_date"] == {"viz": "2012-04-15", "mrz": "2012-04-15", "agree": True,
                                                  "found_in_print": True}
-    # A birth date printed nowhere as the MRZ has it is a real disagreement (altered, or misread).
     assert result.consistency["date_of_birth"]["agree"] is False
-    assert result.consistency["surname"]["agree"] is True and "found_in_print" not in result.consistency["surname"]
+    assert result.consistency["document_number"]["agree"] is None
+    assert result.consistency["given_names"] == {"viz": "ANNA MARLA", "mrz": "ANNA MARIA", "agree": None,
+                                                 "unsure": True}
+    assert result.export()["printed"]["date_of_birth"]["how"] == "label"
 
 
 def test_a_field_read_well_stands_on_its_own_when_the_mrz_is_not_valid():
@@ -375,23 +383,26 @@ def test_a_field_read_well_stands_on_its_own_when_the_mrz_is_not_valid():
     mrz = parse_mrz(lines, alternatives=alternatives)  # the composite check digit is wrong: not valid
     assert not mrz.valid and mrz.checks["date_of_birth"]["ok"]
     view = DocumentView(corners=[[0, 0], [1, 0], [1, 1], [0, 1]], rotation=0, found=True, rectified=None)
-    viz = {"surname": "ERIKSSDN", "date_of_birth": "1974-08-21", "expiry_date": "2012-04-15"}
-    result = DocumentReader(None, read_viz=False).postprocess(view, mrz, viz, {})
-    # Tesseract misread the name and the birth date; the MRZ read them well and the date passes its own check.
+    printed = _printed(surname=("ERIKSSDN", "label", False), date_of_birth=("1974-08-21", "label", True),
+                       expiry_date=("2012-04-15", "label", True))
+    result = DocumentReader(None).postprocess(view, mrz, printed, {})
+    # The printed name and birth date were misread; the MRZ read them well and the date passes its own check.
     assert result.fields["surname"] == "ERIKSSON" and result.fields["date_of_birth"] == "1974-08-12"
     assert result.sources["surname"] == result.sources["date_of_birth"] == "mrz_unchecked"  # not verified
     assert result.fields["expiry_date"] == "2012-04-15" and result.sources["expiry_date"] == "viz"  # they agree
-    # A name has no check digit in any MRZ: read by the MRZ recogniser it is preferred to Tesseract's printed
-    # read even with an uncertain letter (not verified all the same).
+    # A name has no check digit in any MRZ: read by the MRZ recogniser it is preferred to the printed read
+    # even with an uncertain letter (not verified all the same).
     alternatives[0][7] = [("I", 0.6), ("L", 0.4)]
     unsure = parse_mrz(lines, alternatives=alternatives)
-    result = DocumentReader(None, read_viz=False).postprocess(view, unsure, viz, {})
+    result = DocumentReader(None).postprocess(view, unsure, printed, {})
     assert result.fields["surname"] == "ERIKSSON" and result.sources["surname"] == "mrz_unchecked"
-    # An MRZ read without its structure (a date that is not digits) is no witness: the printed read stands.
+    # An MRZ read without its structure (a date that is not digits) is no witness: the printed read stands,
+    # and as it was not read surely, the text check may not accuse the document by it.
     garbled = [lines[0], lines[1][:13] + "74O8XZ2" + lines[1][20:]]
     broken = parse_mrz(garbled, alternatives=[[[(c, 1.0)] for c in line] for line in garbled])
     assert broken.type == "TD3" and not broken.structure_ok
-    assert DocumentReader(None, read_viz=False).postprocess(view, broken, viz, {}).fields["surname"] == "ERIKSSDN"
+    result = DocumentReader(None).postprocess(view, broken, printed, {})
+    assert result.fields["surname"] == "ERIKSSDN" and "surname" in result.unsure
 
 
 def test_text_that_is_not_an_mrz_is_not_credible_however_confidently_read():

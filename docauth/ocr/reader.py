@@ -20,10 +20,10 @@ import numpy as np
 
 from docauth.errors import InvalidImage, ModelError
 from docauth.ocr.mrz import MRZResult, checks_pass, parse_mrz
-from docauth.ocr import outline, vizlines
+from docauth.ocr import outline
 from docauth.ocr.mrzlines import LABELS, MODEL_NAME, decode_line, vote_lines
-from docauth.ocr.vizlines import FIELD_H, FIELD_W, PrintedFieldReader
-from docauth.ocr.vizlines import LABELS as FIELD_LABELS
+from docauth.ocr.printed import PrintedRead, PrintedReader
+from docauth.ocr.printed.detection import DETECTOR_MODEL
 from docauth.ocr.mrzread import (LINE_H, LINE_LENGTHS, LINE_W, FoundMRZ, angle_apart, cut_strip, find_mrz_at,
                                  find_mrz_levelled, text_angle, welded_text_angle)
 
@@ -44,14 +44,11 @@ CERTAIN_ON_THEIR_OWN = frozenset({"document_number", "date_of_birth", "expiry_da
 NAME_FIELDS = ("surname", "given_names")
 FIELD_NAMES = ("surname", "given_names", "nationality", "sex", "date_of_birth", "document_number", "expiry_date")
 LINE_MODEL = MODEL_NAME
-# A page without an MRZ whose printed read gave this many of the seven fields or fewer is read again on the
-# whole photo (~100-200 ms), and the read with more fields is kept. On 300 generated fronts 35 qualified; their
-# right surname/birth date/document number went from 6 to 36 of 105 (at 3 fields: 27 qualified, 2 -> 31 of 81).
-# On the kiosk benchmark's fronts it fires on 2 of 5 either way (p95 531 -> 574-597 ms, bar 700).
-POOR_PRINTED_READ = 4
+# A page without an MRZ whose printed read gave this many of its five fields or fewer is read again (on the whole
+# photo, then turned half-way), and the read with more fields is kept: the outline or the turn was wrong.
+POOR_PRINTED_READ = 1
 WHOLE_FRAME_READ_SIDE = 1400
 OUTLINE_MODEL = outline.MODEL_NAME
-FIELD_MODEL = vizlines.MODEL_NAME
 
 
 @dataclass
@@ -73,10 +70,12 @@ class OCRResult:
     fields: dict
     consistency: dict
     timings_ms: dict
-    viz: dict = field(default_factory=dict)  # raw printed-field reads (not exported separately)
+    viz: dict = field(default_factory=dict)  # the printed values alone, field -> value
     # Where each field's value comes from: "mrz" (under a passing check digit), "mrz_unchecked" (an MRZ
-    # that fails its checks) or "viz" (the printed zone alone, as Tesseract read it).
+    # that fails its checks) or "viz" (the printed zone alone).
     sources: dict = field(default_factory=dict)
+    printed: dict = field(default_factory=dict)  # field -> the printed read: value, text, how, sure, confidence
+    unsure: set = field(default_factory=set)  # fields taken from print that were not read surely
 
     def export(self) -> dict:
         return {
@@ -84,6 +83,8 @@ class OCRResult:
             "mrz": None if self.mrz is None else self.mrz.export(),
             "fields": dict(self.fields),
             "sources": dict(self.sources),
+            "printed": dict(self.printed),
+            "unsure": sorted(self.unsure),
             "consistency": {k: dict(v) for k, v in self.consistency.items()},
             "timings_ms": {k: round(float(v), 1) for k, v in self.timings_ms.items()},
         }
@@ -324,14 +325,18 @@ def _unzoomed(found: FoundMRZ, zoom: float) -> FoundMRZ:
 class DocumentReader:
     """Locate, rectify, read MRZ + printed fields, cross-check."""
 
-    def __init__(self, mrz_reader: MRZReader, *, read_viz: bool = True, outline_model=None, tesseract=None,
-                 field_reader=None):
+    def __init__(self, mrz_reader: MRZReader, *, printed: PrintedReader | None = None, outline_model=None,
+                 tesseract=None):
         self.mrz_reader = mrz_reader
-        self.read_viz = read_viz
+        self.printed = printed  # None: the MRZ alone is read
         self.outline_model = outline_model
-        self.tesseract = tesseract  # a docauth.ocr.tesseract engine; None: the process's "auto" one
-        # a docauth.ocr.vizlines.PrintedFieldReader: numbers and dates read again; None: by Tesseract only
-        self.field_reader = field_reader
+        # a docauth.ocr.tesseract engine, for its orientation detector only (a tie-break when text layout cannot
+        # tell upright from upside down); None: the process's "auto" one
+        self.tesseract = tesseract
+
+    @property
+    def read_viz(self) -> bool:
+        return self.printed is not None
 
     @classmethod
     def load(cls, models_dir: str | Path | None = None, backend: str = "auto", mode: str = "realtime",
@@ -353,17 +358,14 @@ class DocumentReader:
             side = outline.INPUT_SIDE
             if outline_model.input_shape != (side, side, 3):
                 raise ModelError(f"{OUTLINE_MODEL}: expected a {side}x{side} RGB input")
-        field_reader = None
-        # Optional too: without it Tesseract reads the printed numbers and dates again at other sizes.
-        if read_viz and model_paths(FIELD_MODEL, models_dir).keras.is_file():
-            field_model = load_model(FIELD_MODEL, models_dir=models_dir, backend=backend, mode=mode)
-            if field_model.input_shape != (FIELD_H, FIELD_W, 1) or list(field_model.labels) != FIELD_LABELS:
-                raise ModelError(f"{FIELD_MODEL}: expected a {FIELD_H}x{FIELD_W} single-channel CTC model over "
-                                 f"{len(FIELD_LABELS)} classes")
-            field_reader = PrintedFieldReader(field_model)
+        printed = None
+        if read_viz:
+            if not model_paths(DETECTOR_MODEL, models_dir).metadata.is_file():
+                raise ModelError(f"{DETECTOR_MODEL}: the printed-field reader's models are missing from "
+                                 f"{models_dir or 'models/'}")
+            printed = PrintedReader.load(models_dir, backend=backend, mode=mode)
         engine = tesseract_engine(tesseract) if read_viz else None
-        return cls(MRZReader(model), read_viz=read_viz, outline_model=outline_model, tesseract=engine,
-                   field_reader=field_reader)
+        return cls(MRZReader(model), printed=printed, outline_model=outline_model, tesseract=engine)
 
     def warmup(self) -> None:
         """Load what the first call would otherwise load (Tesseract's language, in process)."""
@@ -460,35 +462,30 @@ class DocumentReader:
         if on_rectified is not None:
             on_rectified(upright)
         mrz = read.result if read is not None else None
-        viz: dict = {}
-        phrases: list = []
-        if self.read_viz:
-            from docauth.ocr.viz import read_printed
-
+        printed = None
+        if self.printed is not None:
             t = time.perf_counter()
-            # a valid MRZ gives the document number (check digit and all): its printed copy is not read twice
-            viz, phrases = read_printed(upright, mrz_top=_mrz_top(mrz), engine=self.tesseract,
-                                        reread_numbers=mrz is None or not mrz.valid, field_reader=self.field_reader)
+            printed = self.printed(upright, mrz_top=_mrz_top(mrz), mrz_fields=_zone_fields(mrz))
             timings["viz_ms"] = (time.perf_counter() - t) * 1000
-            if mrz is None and _fields_read(viz) <= POOR_PRINTED_READ:
+            if mrz is None and len(printed.fields) <= POOR_PRINTED_READ:
                 t = time.perf_counter()
-                for other_view, other_viz, other_phrases in self._read_again(image, view):
-                    if _fields_read(other_viz) > _fields_read(viz):
-                        view, viz, phrases = other_view, other_viz, other_phrases
-                    if _fields_read(viz) > POOR_PRINTED_READ:
+                for other_view, other in self._read_again(image, view):
+                    if len(other.fields) > len(printed.fields):
+                        view, printed = other_view, other
+                    if len(printed.fields) > POOR_PRINTED_READ:
                         break
                 timings["viz_whole_frame_ms"] = (time.perf_counter() - t) * 1000
-            if mrz is not None and not mrz.valid and phrases:
+            if mrz is not None and not mrz.valid and printed.lines:
                 from docauth.ocr.mrz import confirm_in_print
                 from docauth.ocr.viz import printed_name_words
 
                 # The page prints the names and codes the MRZ's unsure letters may spell (no check digit covers them).
-                mrz = confirm_in_print(mrz, printed_name_words(phrases))
-        result = self.postprocess(view, mrz, viz, timings, phrases=phrases)
+                mrz = confirm_in_print(mrz, printed_name_words(printed.lines))
+        result = self.postprocess(view, mrz, printed, timings)
         result.timings_ms["total_ms"] = (time.perf_counter() - t0) * 1000
         return result
 
-    def _read_again(self, image: np.ndarray, view: DocumentView) -> Iterator[tuple[DocumentView, dict, list]]:
+    def _read_again(self, image: np.ndarray, view: DocumentView) -> Iterator[tuple[DocumentView, PrintedRead]]:
         """Other reads of a page whose printed read gave next to nothing, most likely first: the whole photo
         (when the read was of a located outline), then the first view the other way up. A located card's
         outline is often right and its quarter-turn wrong by half a turn (text-layout votes on a small,
@@ -497,7 +494,7 @@ class DocumentReader:
             yield self._read_whole_frame(image)
         yield self._read_turned(view)
 
-    def _read_whole_frame(self, image: np.ndarray) -> tuple[DocumentView, dict, list]:
+    def _read_whole_frame(self, image: np.ndarray) -> tuple[DocumentView, PrintedRead]:
         """The printed fields read on the whole photo, turned upright by its text, for when the located
         outline gave next to nothing: it was the portrait, a band of the card, or the card turned the wrong
         way (a scan filling the frame leaves no background edge to find). The portrait search has already
@@ -505,7 +502,6 @@ class DocumentReader:
         import cv2
 
         from docauth.ocr.locate import document_corners, frame_corners, rotate_quarter
-        from docauth.ocr.viz import read_printed
 
         rgb = _as_rgb(image)
         height, width = rgb.shape[:2]
@@ -517,49 +513,59 @@ class DocumentReader:
         small = _levelled(small)
         rotation = _orient_by_text(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), self.tesseract)
         upright = rotate_quarter(small, rotation)
-        viz, phrases = read_printed(upright, engine=self.tesseract, field_reader=self.field_reader)
+        printed = self.printed(upright)
         view = DocumentView(corners=document_corners(frame_corners(rgb.shape), rotation), rotation=rotation,
                             found=False, rectified=upright)
-        if _fields_read(viz) <= POOR_PRINTED_READ:
+        if len(printed.fields) <= POOR_PRINTED_READ:
             turned = self._read_turned(view)
-            if _fields_read(turned[1]) > _fields_read(viz):
+            if len(turned[1].fields) > len(printed.fields):
                 return turned
-        return view, viz, phrases
+        return view, printed
 
-    def _read_turned(self, view: DocumentView) -> tuple[DocumentView, dict, list]:
+    def _read_turned(self, view: DocumentView) -> tuple[DocumentView, PrintedRead]:
         """The printed fields of ``view`` read the other way up. Orientation by text layout is fooled by
         cluttered backgrounds (grass, a keyboard) on the whole photo: on 30 generated fronts read whole it
         turned 3 upside down, whose fields then read as nothing."""
         from docauth.ocr.locate import rotate_quarter
-        from docauth.ocr.viz import read_printed
 
         turned = rotate_quarter(view.rectified, 180)
-        viz, phrases = read_printed(turned, engine=self.tesseract, field_reader=self.field_reader)
+        printed = self.printed(turned)
         # half a turn more: the upright corners' order moves on by two
         turned_view = DocumentView(corners=view.corners[2:] + view.corners[:2], rotation=(view.rotation + 180) % 360,
                                    found=view.found, rectified=turned)
-        return turned_view, viz, phrases
+        return turned_view, printed
 
-    def postprocess(self, view: DocumentView, mrz: MRZResult | None, viz: dict, timings: dict, *,
-                    phrases=()) -> OCRResult:
+    def postprocess(self, view: DocumentView, mrz: MRZResult | None, printed: PrintedRead | None,
+                    timings: dict) -> OCRResult:
         """Fields from the best source, and the printed-vs-MRZ agreement per field.
 
-        ``phrases``: every phrase read from the printed zone. A field whose labelled value disagrees with the
-        MRZ (or whose label was not found) still agrees when the MRZ's value is printed elsewhere on the page
-        (``found_in_print``): a misassigned or illegible label is not a forged field.
+        A field agrees when the page prints the MRZ's value (under its caption or anywhere among the lines).
+        It disagrees only when the printed value was read confidently under a caption read nearly exactly and
+        still differs: a misread must never accuse a genuine document. Otherwise its agreement is unknown
+        (None), and ``unsure`` says a printed value was read but not surely enough to compare.
         """
-        from docauth.ocr.viz import compare_field, printed_somewhere
+        from docauth.ocr.printed.assign import surely_differs
+        from docauth.ocr.viz import compare_field
 
         mrz_fields = mrz.fields if mrz is not None and mrz.type else {}
+        reads = printed.fields if printed is not None else {}
+        viz = {name: read.value for name, read in reads.items()}
         fields: dict = {}
         consistency: dict = {}
         sources: dict = {}
         for name in FIELD_NAMES:
-            v, m = viz.get(name), mrz_fields.get(name)
-            agree = compare_field(name, v, m) if (v is not None and m not in (None, "")) else None
-            consistency[name] = {"viz": v, "mrz": m, "agree": agree}
-            if agree is not True and phrases and printed_somewhere(name, m, phrases):
-                consistency[name].update(agree=True, found_in_print=True)
+            read, v, m = reads.get(name), viz.get(name), mrz_fields.get(name)
+            agree = None
+            consistency[name] = {"viz": v, "mrz": m, "agree": None}
+            if read is not None and m not in (None, ""):
+                if read.how == "mrz" or compare_field(name, v, m):
+                    agree = True
+                    consistency[name].update(agree=True, found_in_print=read.how == "mrz")
+                elif surely_differs(name, read, m):
+                    agree = False
+                    consistency[name]["agree"] = False
+                else:
+                    consistency[name]["unsure"] = True
             # A check-digit-verified MRZ is the most trustworthy source; names beyond the MRZ width are
             # truncated there, so a VIZ name that starts with the MRZ one is preferred.
             # A field under its own passing check digit is verified even when the MRZ as a whole is not.
@@ -571,13 +577,12 @@ class DocumentReader:
                 if name in NAME_FIELDS and v and agree:
                     fields[name] = v if len(v) > len(m) else m
             elif m not in (None, "") and not agree and name in NAME_FIELDS and mrz.structure_ok:
-                # Names carry no check digit in any MRZ, valid or not, and the MRZ recogniser reads OCR-B far
-                # better than Tesseract reads the printed names (dev captures: where they disagreed on an MRZ
-                # that failed elsewhere, the MRZ name was right 9 times, the printed one never). Not verified.
+                # Names carry no check digit in any MRZ, valid or not, and the MRZ recogniser reads OCR-B better
+                # than a printed name on a guilloche background is read. Not verified.
                 fields[name], sources[name] = m, "mrz_unchecked"
             elif m not in (None, "") and not agree and name in CERTAIN_ON_THEIR_OWN and mrz.field_is_certain(name):
                 # The MRZ fails somewhere else, but this field passed its own check: it is likelier right than
-                # Tesseract's printed read. Not verified.
+                # the printed read. Not verified.
                 fields[name], sources[name] = m, "mrz_unchecked"
             elif v not in (None, ""):
                 fields[name], sources[name] = v, "viz"
@@ -585,8 +590,9 @@ class DocumentReader:
                 fields[name], sources[name] = m, "mrz_unchecked"
             else:
                 fields[name] = None
+        unsure = {name for name, source in sources.items() if source == "viz" and not reads[name].sure}
         return OCRResult(document=view, mrz=mrz, fields=fields, consistency=consistency, timings_ms=timings, viz=viz,
-                         sources=sources)
+                         sources=sources, printed=printed.export() if printed is not None else {}, unsure=unsure)
 
 
 # How far (largest corner distance over the diagonal) an outline may lie from where the MRZ puts the
@@ -753,8 +759,12 @@ def _levelled(rgb: np.ndarray) -> np.ndarray:
     return cv2.warpAffine(rgb, turn, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def _fields_read(viz: dict) -> int:
-    return sum(1 for value in viz.values() if value)
+def _zone_fields(mrz: MRZResult | None) -> dict:
+    """The MRZ's fields the page prints too, when its layout was read (check digits aside: the print is
+    looked for, not trusted)."""
+    if mrz is None or not mrz.type or not getattr(mrz, "structure_ok", False):
+        return {}
+    return {k: v for k, v in mrz.fields.items() if v}
 
 
 def _as_rgb(image) -> np.ndarray:

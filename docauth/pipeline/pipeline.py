@@ -209,7 +209,8 @@ class Pipeline:
         ocr, read = self._read_document(result, image, side, search.rectified_ready if search else None)
         side = self._side_from_mrz(result, side, read)
         self._match_face(result, image, ocr, side, person_id, search)
-        self._match_text(result, read.get("fields", {}), person, person_id, read.get("verified", set()))
+        self._match_text(result, read.get("fields", {}), person, person_id, read.get("verified", set()),
+                         read.get("unsure", set()))
 
     # 1-2. document or not, and which side
     def _classified(self, result: CheckResult, cls_out):
@@ -340,7 +341,10 @@ class Pipeline:
         return encoding, info
 
     # 5. text match with the person's record (or the claimed fields)
-    def _match_text(self, result: CheckResult, fields, person, person_id, verified: set[str]) -> None:
+    def _match_text(self, result: CheckResult, fields, person, person_id, verified: set[str],
+                    unsure: set[str] = frozenset()) -> None:
+        """``unsure``: fields read from print without confidence; their disagreement with the record is noted
+        in the stage's output, never raised as a reason (it may be our misread)."""
         if person is None:
             result.skip("text", "no person or claimed fields given")
             if person_id is None:
@@ -355,7 +359,7 @@ class Pipeline:
             return
         with result.timed("text"):
             match = self.text_matcher(fields, person, today=self.today())
-        out, mismatches = S.text_summary(match, verified)
+        out, mismatches = S.text_summary(match, verified, unsure)
         result.stages["text"] = StageRecord(output=out)
         result.scores["text"] = out.get("score")
         for code in mismatches:

@@ -165,6 +165,7 @@ def ocr_summary(ocr) -> dict:
         "kind": jsonable(getattr(mrz, "type", None)) if found else None,
         "viz_mrz_mismatch": _viz_mrz_mismatch(ocr),
         "verified": _verified_fields(ocr, mrz, fields, found),
+        "unsure": set(getattr(ocr, "unsure", ()) or ()),
     }
 
 
@@ -334,10 +335,12 @@ UNCONFIRMED_CODES = {"name_mismatch": "printed_name_mismatch", "dob_mismatch": "
                      "document_number_mismatch": "printed_document_number_mismatch"}
 
 
-def text_summary(match, verified: set[str] | None = None) -> tuple[dict, list[str]]:
+def text_summary(match, verified: set[str] | None = None, unsure=frozenset()) -> tuple[dict, list[str]]:
     """(exported match, reason codes). Values are kept: the result goes to the authenticated caller only.
 
     ``verified``: the document fields a passing MRZ check digit confirms (None: treat all as confirmed).
+    ``unsure``: fields read from print without confidence: a disagreement there goes to the output's
+    ``unconfirmed`` list as a note, not to the reasons.
     """
     out = jsonable(match.export()) if hasattr(match, "export") else jsonable(match)
     codes: list[str] = []
@@ -346,6 +349,9 @@ def text_summary(match, verified: set[str] | None = None) -> tuple[dict, list[st
         code = "expired" if why == "expired" else MISMATCH_CODES.get(field_name, f"{field_name}_mismatch")
         if verified is not None and field_name not in verified and code in UNCONFIRMED_CODES:
             code = UNCONFIRMED_CODES[code]
+        if field_name in unsure and code != "expired" and (verified is None or field_name not in verified):
+            out.setdefault("unconfirmed", []).append({"field": field_name, "note": code})
+            continue
         if code not in codes:
             codes.append(code)
     if not codes and out.get("match") is False:

@@ -17,7 +17,7 @@ from pathlib import Path
 from docauth.config import Settings
 from docauth.errors import ConfigError, DocauthError, ModelError, Unavailable
 from docauth.runtime.engines.base import BackendSpec, Runner
-from docauth.runtime.model import InferenceModel, load_metadata, model_paths
+from docauth.runtime.model import InferenceModel, load_metadata, model_paths, onnx_only
 from docauth.runtime.probe import HardwareProbe
 
 log = logging.getLogger(__name__)
@@ -34,6 +34,7 @@ ALIASES = {"keras": "keras_tf", "tensorflow": "keras_tf", "ort": "onnxruntime"}
 BACKENDS = tuple(ENGINES)
 MODES = ("realtime", "throughput")
 FALLBACK = BackendSpec("keras_tf")
+KERAS_ENGINES = ("keras_tf", "tf_gpu")
 
 
 def _installed(module: str) -> bool:
@@ -170,9 +171,12 @@ def load(name: str, *, models_dir: str | Path | None = None, backend: str | None
 
 
 def _load_first(specs: list[BackendSpec], name, metadata, models_dir, mode, reason):
-    """Try the choice, then the ranking behind it; the Keras CPU backend is the last resort."""
+    """Try the choice, then the ranking behind it; the Keras CPU backend is the last resort (for a model that
+    has a Keras source)."""
     failures = []
     ordered = list(dict.fromkeys(list(specs) + [FALLBACK]))
+    if onnx_only(metadata):
+        ordered = [s for s in ordered if s.name not in KERAS_ENGINES]
     for i, spec in enumerate(ordered):
         try:
             runner = load_spec(spec, name, metadata, models_dir, mode)

@@ -68,6 +68,7 @@ class InferenceModel:
 
     @property
     def input_shape(self) -> tuple[int, int, int]:
+        """(height, width, channels); for a model with ``dynamic`` sides, a typical input's (the tuner's)."""
         inp = self.metadata["input"]
         return (int(inp["height"]), int(inp["width"]), int(inp.get("channels", 3)))
 
@@ -75,10 +76,10 @@ class InferenceModel:
         batch = np.ascontiguousarray(batch, dtype=np.float32)
         if batch.ndim == 3:
             batch = batch[None]
-        if batch.shape[1:] != self.input_shape:
-            raise ModelError(
-                f"{self.name}: input batch has shape {batch.shape[1:]}, model expects {self.input_shape}"
-            )
+        expected = expected_sample_shape(self.metadata)
+        if batch.ndim != 4 or any(want is not None and got != want for got, want in zip(batch.shape[1:], expected)):
+            shown = tuple("any" if want is None else want for want in expected)
+            raise ModelError(f"{self.name}: input batch has shape {batch.shape[1:]}, model expects {shown}")
         if self.batcher is not None:
             return np.asarray(self.batcher(batch), dtype=np.float32)
         return np.asarray(self._run(batch), dtype=np.float32)
@@ -112,6 +113,35 @@ class InferenceModel:
             self.batcher.close()
         if self._close is not None:
             self._close()
+
+
+def expected_sample_shape(metadata: dict) -> tuple[int | None, int | None, int | None]:
+    """One sample's shape in the model's layout, None where the metadata lists the side as ``dynamic``.
+
+    >>> expected_sample_shape({"input": {"height": 48, "width": 320, "channels": 3, "layout": "NCHW",
+    ...                                  "dynamic": ["batch", "width"]}})
+    (3, 48, None)
+    >>> expected_sample_shape({"input": {"height": 128, "width": 128, "channels": 3}})
+    (128, 128, 3)
+    """
+    inp = metadata["input"]
+    dynamic = set(inp.get("dynamic", ()))
+    h = None if "height" in dynamic else int(inp["height"])
+    w = None if "width" in dynamic else int(inp["width"])
+    c = int(inp.get("channels", 3))
+    return (c, h, w) if inp.get("layout") == "NCHW" else (h, w, c)
+
+
+def onnx_only(metadata: dict) -> bool:
+    """A model shipped as ONNX alone (no Keras source): the TensorFlow backends cannot run it."""
+    return metadata.get("format") == "onnx"
+
+
+def version_file(name: str, models_dir: str | Path | None = None) -> Path:
+    """The file a model's version is known by: its ``.keras`` (the ``.onnx`` is exported from it), or the
+    ``.onnx`` of an ONNX-only model."""
+    paths = model_paths(name, models_dir)
+    return paths.onnx if onnx_only(load_metadata(name, models_dir)) else paths.keras
 
 
 def load_model(
@@ -193,17 +223,18 @@ def verify_model_files(names, models_dir: str | Path | None = None) -> None:
     """Start-up check without importing any framework (safe before a fork).
 
     Each model's metadata must parse, name its input and labels and record a SHA-256 for every ``.keras`` /
-    ``.onnx`` of the model (the ``.keras`` must exist); every recorded file must exist and match. Raises
-    :class:`ModelError` naming the file, so ``docauth serve`` refuses to start instead of serving an unverified
-    model or running workers that can never become ready.
+    ``.onnx`` of the model (the ``.keras`` must exist, or the ``.onnx`` of an ONNX-only model); every recorded
+    file must exist and match. Raises :class:`ModelError` naming the file, so ``docauth serve`` refuses to
+    start instead of serving an unverified model or running workers that can never become ready.
     """
     for name in names:
         paths = model_paths(name, models_dir)
         metadata = load_metadata(name, models_dir)
         if not isinstance(metadata, dict) or "input" not in metadata or "labels" not in metadata:
             raise ModelError(f"model metadata file lacks 'input' or 'labels': {paths.metadata}")
-        if not paths.keras.is_file():
-            raise ModelError(f"model file missing: {paths.keras}")
+        weights = paths.onnx if onnx_only(metadata) else paths.keras
+        if not weights.is_file():
+            raise ModelError(f"model file missing: {weights}")
         recorded = metadata.get(SHA256_KEY)
         if not isinstance(recorded, dict) or not recorded:
             raise ModelError(f"model metadata file records no SHA-256 of its files: {paths.metadata}; "

@@ -109,7 +109,15 @@ def sample_inputs(shape: tuple[int, int, int], count: int, seed: int = 0) -> np.
 
 
 def scaled_for(metadata: dict, images_0_255: np.ndarray) -> np.ndarray:
-    """Put 0..255 inputs on the scale the model's metadata describes ([0, 1] when it divides by 255)."""
+    """Put 0..255 NHWC inputs on the scale and layout the model's metadata describes: its input ``range``
+    (e.g. [-1, 1]) and ``layout`` (NHWC or NCHW) when it states them, else [0, 1] when its preprocessing
+    divides by 255."""
+    inp = metadata.get("input", {}) if isinstance(metadata.get("input"), dict) else {}
+    if inp.get("layout") == "NCHW":
+        images_0_255 = np.ascontiguousarray(images_0_255.transpose(0, 3, 1, 2))
+    if isinstance(inp.get("range"), list) and len(inp["range"]) == 2:
+        low, high = (float(v) for v in inp["range"])
+        return (low + images_0_255 * np.float32((high - low) / 255.0)).astype(np.float32)
     text = str(metadata.get("preprocessing", ""))
     if "[0, 1]" in text or "/ 255" in text or "0..1" in text:
         return (images_0_255 / np.float32(255.0)).astype(np.float32)

@@ -33,7 +33,7 @@ from docauth.config import Settings
 from docauth.errors import ConfigError, DocauthError
 from docauth.runtime import backends
 from docauth.runtime.engines.base import BackendSpec, file_sha256, input_hwc
-from docauth.runtime.model import load_metadata, model_paths
+from docauth.runtime.model import load_metadata, model_paths, onnx_only, version_file
 from docauth.runtime.probe import HardwareProbe, cached_probe
 from docauth.runtime.standin import sample_inputs, scaled_for
 
@@ -225,8 +225,8 @@ def tune(models: Iterable[str], *, models_dir=None, probe: HardwareProbe | None 
     for name in models:
         metas[name] = load_metadata(name, models_dir)
         inputs[name] = scaled_for(metas[name], sample_inputs(input_hwc(metas[name]), 32, seed=1))
-        keras_path = model_paths(name, models_dir).keras
-        shas[name] = file_sha256(keras_path) if keras_path.is_file() else None
+        source = version_file(name, models_dir)
+        shas[name] = file_sha256(source) if source.is_file() else None
     singles = {n: [np.ascontiguousarray(x[None]) for x in inputs[n]] for n in models}
     onnx_ready = all(model_paths(n, models_dir).onnx.is_file() for n in models)
     joined = "+".join(models)
@@ -243,6 +243,8 @@ def tune(models: Iterable[str], *, models_dir=None, probe: HardwareProbe | None 
 
     for mode in modes:
         mode_specs = (specs or {}).get(mode) or backends.candidates(probe, mode, onnx_ready=onnx_ready)
+        if any(onnx_only(m) for m in metas.values()):
+            mode_specs = [s for s in mode_specs if s.name not in backends.KERAS_ENGINES]
         sizes = [1] if mode == "realtime" else list(batch_sizes)
         loaded: dict[str, dict] = {}
         for spec in mode_specs:
@@ -426,8 +428,8 @@ class Choice:
 def _entry_for(profile: dict, name: str, mode: str, models_dir) -> dict | None:
     entry = profile.get("per_model", {}).get(name, {}).get(mode)
     if entry:
-        keras_path = model_paths(name, models_dir).keras
-        if entry.get("model_sha256") and keras_path.is_file() and file_sha256(keras_path) != entry["model_sha256"]:
+        source = version_file(name, models_dir)
+        if entry.get("model_sha256") and source.is_file() and file_sha256(source) != entry["model_sha256"]:
             return None  # measured on an older version of this model
         return entry
     return None
@@ -440,15 +442,20 @@ def auto_choice(name: str, *, models_dir=None, mode: str = "realtime", settings:
     path = profile_path(settings)
     onnx_ready = model_paths(name, models_dir).onnx.is_file()
     ranking = backends.candidates(probe, mode, onnx_ready=onnx_ready)
+    if onnx_only(load_metadata(name, models_dir)):
+        ranking = [s for s in ranking if s.name not in backends.KERAS_ENGINES]
     notes = [] if onnx_ready else [f"no {name}.onnx: ONNX Runtime/OpenVINO not considered (run `docauth export`)"]
     profile = load_profile(path)
     fingerprint = probe.fingerprint()
+    can_measure = settings.autotune and len(ranking) > 1
     if profile is not None and profile["fingerprint"] == fingerprint:
         entry = _entry_for(profile, name, mode, models_dir)
         scope = "this model"
-        if entry is None:
-            # A model the tuner did not measure (or an older version of it): the machine-wide choice,
-            # measured on the shipped models, beats measuring again at every start-up.
+        if entry is None and not can_measure:
+            # A model the tuner did not measure (or an older version of it), and no measuring allowed: the
+            # machine-wide choice, measured on other models, is the best guess. With measuring allowed the
+            # quick tune below measures it once and keeps the answer in the profile (models differ too much:
+            # a text recogniser and a 128 px classifier need not run fastest on the same engine).
             entry = profile.get("choice", {}).get(mode)
             scope = "machine-wide choice; this model version was not measured"
         if entry:
@@ -461,7 +468,7 @@ def auto_choice(name: str, *, models_dir=None, mode: str = "realtime", settings:
             return Choice([spec] + ranking, entry.get("batch"), reason, "profile", notes)
     elif profile is not None:
         notes.append(f"profile {path} is for machine {profile['fingerprint']}, this is {fingerprint}: ignored")
-    if not settings.autotune or len(ranking) <= 1:
+    if not can_measure:
         why = "DOCAUTH_AUTOTUNE=0" if not settings.autotune else "only one candidate"
         top = ranking[0].key if ranking else backends.FALLBACK.key
         reason = "; ".join([f"{top}: default ranking, not measured ({why})"] + notes)

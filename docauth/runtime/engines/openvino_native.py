@@ -16,9 +16,9 @@ import threading
 import numpy as np
 
 from docauth.errors import ModelError, Unavailable
-from docauth.runtime.engines.base import BackendSpec, Runner, file_sha256, input_hwc
+from docauth.runtime.engines.base import BackendSpec, Runner, file_sha256
 from docauth.runtime.engines.onnx_runtime import SOURCE_SHA_KEY
-from docauth.runtime.model import verify_file
+from docauth.runtime.model import expected_sample_shape, verify_file
 
 
 @functools.lru_cache(maxsize=1)
@@ -66,11 +66,12 @@ def load(spec: BackendSpec, paths, metadata: dict, mode: str) -> Runner:
         raise ModelError(f"ONNX model missing: {paths.onnx}; run `docauth export`")
     verify_file(paths.onnx, metadata)  # a corrupt or replaced file would compile and answer wrongly
     config = compile_config(spec, mode)
-    h, w, c = input_hwc(metadata)
+    sample = expected_sample_shape(metadata)
+    dynamic_sides = None in sample
     try:
         model = ov_core.read_model(str(paths.onnx))
         _check_fresh(model, paths)
-        model.reshape({model.inputs[0].get_any_name(): [-1, h, w, c]})
+        model.reshape({model.inputs[0].get_any_name(): [-1] + [-1 if d is None else d for d in sample]})
         compiled = ov_core.compile_model(model, device, config)
     except RuntimeError as exc:
         raise ModelError(f"OpenVINO cannot compile {paths.onnx}: {exc}") from exc
@@ -93,12 +94,12 @@ def load(spec: BackendSpec, paths, metadata: dict, mode: str) -> Runner:
             pool.put(request)
 
     if config["PERFORMANCE_HINT"] != "THROUGHPUT" or n_requests == 1:
-        if mode != "realtime":
+        if mode != "realtime" or dynamic_sides:
             return Runner(backend="openvino", run=run_one, details=details)
         # Real-time: a static batch-1 graph (no shape inference or reallocation per call) for single
         # images, the dynamic one for the occasional larger batch.
         try:
-            model.reshape({model.inputs[0].get_any_name(): [1, h, w, c]})
+            model.reshape({model.inputs[0].get_any_name(): [1, *sample]})
             static_request = ov_core.compile_model(model, device, config).create_infer_request()
         except RuntimeError as exc:
             raise ModelError(f"OpenVINO cannot compile {paths.onnx} for batch 1: {exc}") from exc

@@ -1,0 +1,289 @@
+"""Which printed line is which field: by its caption, or by the value the MRZ says it holds.
+
+A caption (:mod:`docauth.ocr.printed.labels`) names its field; its value is the nearest line below it that
+starts near the caption's left edge (the ICAO layout), else the next line to its right on the same row, else
+the tail of the caption's own line. A value so found is ``sure`` when the caption was read nearly exactly and
+the value itself confidently, and it parses as its field's kind.
+
+Where the document has an MRZ, the page prints what the zone encodes: :func:`find_in_print` looks for each
+zone value among all the lines, so a field whose caption was misread is still found (``how="mrz"``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from docauth.ocr.printed.dates import all_dates, find_date, same_day
+from docauth.ocr.printed.labels import LabelMatch, label_field
+
+FIELDS = ("surname", "given_names", "date_of_birth", "document_number", "expiry_date")
+DATE_KINDS = {"date_of_birth": "birth", "expiry_date": "expiry"}
+SURE_CAPTION = 90.0  # caption keyword score (rapidfuzz) at which its field is taken as read
+SURE_VALUE = 0.85  # mean glyph probability at which a value is taken as read
+# A printed value accuses the document (differs from the MRZ) only where each differing glyph was read at
+# least this surely: a one-letter slip of the recogniser (P read R at 0.8) is no evidence.
+SURE_GLYPH = 0.95
+# How far a value may sit from its caption, in caption heights: below (gap) and to the right (gap).
+BELOW_GAP = 2.2
+RIGHT_GAP = 8.0
+LEFT_SLACK = 2.0  # a value may start this many caption heights left of its caption
+
+
+@dataclass
+class PrintedLine:
+    """One line of printed text on the upright page (page pixels)."""
+
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    confidence: float
+    glyph_confidences: tuple[float, ...] = ()
+    label: LabelMatch | None = None
+
+    @property
+    def h(self) -> float:
+        return self.y1 - self.y0
+
+    @property
+    def cy(self) -> float:
+        return (self.y0 + self.y1) / 2
+
+    @property
+    def box(self) -> tuple[int, int, int, int]:
+        return int(self.x0), int(self.y0), int(self.x1), int(self.y1)
+
+
+@dataclass
+class FieldRead:
+    """A field as printed: its value (ISO date, upper-case name, number), the text it came from, how it was
+    assigned (``label``, ``mrz``, ``layout``), and whether it is sure enough to accuse the document."""
+
+    value: str
+    text: str
+    confidence: float
+    how: str
+    sure: bool
+    box: tuple[int, int, int, int] = field(default=(0, 0, 0, 0))
+    glyphs: tuple[tuple[str, float], ...] = field(default=(), repr=False)  # the line's characters, as read
+
+    def export(self) -> dict:
+        return {"value": self.value, "text": self.text, "confidence": round(float(self.confidence), 3),
+                "how": self.how, "sure": bool(self.sure), "box": list(self.box)}
+
+
+def with_labels(lines: list[PrintedLine]) -> list[PrintedLine]:
+    for line in lines:
+        line.label = label_field(line.text)
+    return lines
+
+
+def clean_name(text: str) -> str | None:
+    """Upper-case letters (diacritics kept), single spaces, hyphens and apostrophes; None when fewer than two
+    letters or when digits make up a third of it (a number, not a name)."""
+    digits = sum(c.isdigit() for c in text)
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) < 2 or digits * 3 > len(letters):
+        return None
+    kept = re.sub(r"[^\w\s'\-]|[\d_]", " ", text.upper())
+    kept = re.sub(r"\s*-\s*", "-", re.sub(r"\s+", " ", kept)).strip(" -'")
+    return kept or None
+
+
+def clean_number(text: str) -> str | None:
+    """A document number: letters, digits and inner hyphens, spaces dropped; 5 to 18 characters with a digit."""
+    kept = re.sub(r"[^A-Z0-9\-]", "", text.upper()).strip("-")
+    if not 5 <= len(kept) <= 18 or not any(c.isdigit() for c in kept):
+        return None
+    return kept
+
+
+def parse_value(name: str, text: str, today: date | None = None) -> str | None:
+    if name in DATE_KINDS:
+        found = find_date(text, kind=DATE_KINDS[name], today=today)
+        return found[0] if found else None
+    if name == "document_number":
+        return clean_number(text)
+    return clean_name(text)
+
+
+def _below(caption: PrintedLine, line: PrintedLine) -> float | None:
+    """How far below ``caption`` the line starts (in caption heights), when it sits where a value would."""
+    h = max(caption.h, 1.0)
+    gap = (line.y0 - caption.y1) / h
+    if line.cy <= caption.cy + 0.4 * h or gap > BELOW_GAP:
+        return None
+    if line.x0 < caption.x0 - LEFT_SLACK * h or line.x0 > caption.x0 + max(0.6 * (caption.x1 - caption.x0), 3 * h):
+        return None
+    return max(gap, 0.0) + abs(line.x0 - caption.x0) / (8 * h)
+
+
+def _right_of(caption: PrintedLine, line: PrintedLine) -> float | None:
+    h = max(caption.h, line.h, 1.0)
+    gap = (line.x0 - caption.x1) / h
+    if abs(line.cy - caption.cy) > 0.45 * h or gap < -0.5 or gap > RIGHT_GAP:
+        return None
+    return max(gap, 0.0)
+
+
+def assign_by_captions(lines: list[PrintedLine], today: date | None = None) -> dict[str, FieldRead]:
+    """Each field's value from under (or beside) its caption; the surest caption wins a field."""
+    out: dict[str, FieldRead] = {}
+    used: set[int] = set()
+    captions = [c for c in lines if c.label is not None and c.label.field in FIELDS]
+    captions.sort(key=lambda c: -c.label.score)
+    for caption in captions:
+        name = caption.label.field
+        if name in out and out[name].sure:
+            continue
+        found = _value_for(caption, lines, used, name, today)
+        if found is None:
+            continue
+        read, index = found
+        if name not in out or (read.sure and not out[name].sure):
+            out[name] = read
+            if index is not None:
+                used.add(index)
+    return out
+
+
+def _value_for(caption: PrintedLine, lines: list[PrintedLine], used: set[int], name: str,
+               today: date | None) -> tuple[FieldRead, int | None] | None:
+    options = []
+    for i, line in enumerate(lines):
+        if line is caption or i in used or line.label is not None:
+            continue
+        for where, distance in (("below", _below(caption, line)), ("right", _right_of(caption, line))):
+            if distance is not None:
+                options.append((distance + (0.5 if where == "right" else 0.0), i))
+    for _, i in sorted(options):
+        value = parse_value(name, lines[i].text, today)
+        if value is not None:
+            line = lines[i]
+            sure = caption.label.score >= SURE_CAPTION and line.confidence >= SURE_VALUE
+            return FieldRead(value, line.text, line.confidence, "label", sure, line.box, _glyphs(line)), i
+    if caption.label.value_text:
+        value = parse_value(name, caption.label.value_text, today)
+        if value is not None:
+            sure = caption.label.score >= SURE_CAPTION and caption.confidence >= SURE_VALUE
+            return (FieldRead(value, caption.label.value_text, caption.confidence, "label", sure, caption.box,
+                              _glyphs(caption)), None)
+    return None
+
+
+def assign_dates_by_order(lines: list[PrintedLine], fields: dict[str, FieldRead], today: date | None = None) -> None:
+    """Without a birth-date caption: the earliest printed date that is no caption's value is most likely the
+    birth date (issue and expiry come later); never sure."""
+    if "date_of_birth" in fields:
+        return
+    claimed = {f.box for f in fields.values()}
+    dated = []
+    for line in lines:
+        if line.box in claimed or (line.label is not None and line.label.field is not None):
+            continue
+        iso = parse_value("date_of_birth", line.text, today)
+        if iso is not None:
+            dated.append((iso, line))
+    if len(dated) >= 2:
+        iso, line = min(dated, key=lambda d: d[0])
+        fields["date_of_birth"] = FieldRead(iso, line.text, line.confidence, "layout", False, line.box, _glyphs(line))
+
+
+def _glyphs(line: PrintedLine) -> tuple[tuple[str, float], ...]:
+    if len(line.glyph_confidences) != len(line.text):
+        return tuple((c, line.confidence) for c in line.text)
+    return tuple(zip(line.text, line.glyph_confidences))
+
+
+def surely_differs(name: str, read: FieldRead, mrz_value: str) -> bool:
+    """Does the printed read differ from the MRZ's value in glyphs the recogniser read surely? Names and
+    numbers are aligned glyph by glyph (letters and digits only, accents dropped); dates need every digit of
+    the printed line read surely."""
+    from rapidfuzz.distance import Levenshtein
+
+    if not read.sure:
+        return False
+    glyphs = [(c, p) for c, p in read.glyphs if c.isalnum()]
+    if name in DATE_KINDS:
+        digits = [p for c, p in glyphs if c.isdigit()]
+        return bool(digits) and min(digits) >= SURE_GLYPH
+    printed = "".join(_plain_letter(c) for c, _ in glyphs)
+    wanted = re.sub(r"[^A-Z0-9]", "", _plain_text(mrz_value))
+    confidences = [p for _, p in glyphs]
+    involved = []
+    for op in Levenshtein.editops(printed, wanted):
+        if op.tag in ("replace", "delete"):
+            involved.append(confidences[op.src_pos])
+        else:  # a glyph the print lacks: its neighbours vouch for the gap
+            involved.extend(confidences[max(0, op.src_pos - 1):op.src_pos + 1])
+    return bool(involved) and min(involved) >= SURE_GLYPH
+
+
+def _plain_text(text: str) -> str:
+    return "".join(_plain_letter(c) for c in text)
+
+
+def _plain_letter(c: str) -> str:
+    import unicodedata
+
+    base = unicodedata.normalize("NFKD", c.upper())[:1]
+    return base if base.isascii() else "?"
+
+
+# --- the MRZ's values in print --------------------------------------------------------------------------------
+_NUMBER_FOLD = str.maketrans("OQDILZSB", "00011258")
+
+
+def _name_letters(text: str) -> str:
+    from docauth.ocr.mrz import transliterate
+
+    return " ".join(re.findall(r"[A-Z]+", transliterate(text.upper().replace("0", "O"))))
+
+
+def _within_one(a: str, b: str) -> bool:
+    from rapidfuzz.distance import Levenshtein
+
+    return Levenshtein.distance(a, b, score_cutoff=1) <= 1
+
+
+def find_in_print(name: str, mrz_value: str, lines: list[PrintedLine], today: date | None = None
+                  ) -> FieldRead | None:
+    """The line that prints the MRZ's value of ``name`` (names up to one OCR slip in five letters or more,
+    dates the same day, numbers up to OCR's digit/letter confusions), as printed."""
+    if not mrz_value:
+        return None
+    if name in ("surname", "given_names"):
+        wanted = _name_letters(mrz_value)
+        if len(wanted.replace(" ", "")) < 2:
+            return None
+        for line in lines:
+            got = _name_letters(line.text)
+            if not got:
+                continue
+            exact = (got == wanted or f" {wanted} " in f" {got} "
+                     or (len(wanted) >= 10 and got.startswith(wanted)))  # the zone truncates long names
+            if exact or (len(wanted) >= 5 and _within_one(got, wanted)):
+                value = clean_name(line.text) or got
+                return FieldRead(value, line.text, line.confidence, "mrz", True, line.box, _glyphs(line))
+        return None
+    if name in DATE_KINDS:
+        for line in lines:
+            for printed in all_dates(line.text):
+                if same_day(mrz_value, printed):
+                    return FieldRead(mrz_value, line.text, line.confidence, "mrz", True, line.box, _glyphs(line))
+        return None
+    if name == "document_number":
+        wanted = re.sub(r"[^A-Z0-9]", "", mrz_value.upper()).translate(_NUMBER_FOLD)
+        if len(wanted) < 5:
+            return None
+        for line in lines:
+            got = re.sub(r"[^A-Z0-9]", "", line.text.upper())
+            if wanted in got.translate(_NUMBER_FOLD):
+                start = got.translate(_NUMBER_FOLD).index(wanted)
+                return FieldRead(got[start:start + len(wanted)], line.text, line.confidence, "mrz", True, line.box,
+                                 _glyphs(line))
+        return None
+    return None

@@ -1,0 +1,136 @@
+"""Printed dates in the formats documents use, as OCR reads them.
+
+Numeric (``31.12.2000``, ``31/12/2000``, ``2000-12-31``), with a month name in one or two languages
+(``12 DEC 1982``, ``12 DEC/DÉC 82``, ``10 MAA/MAR 1965``, ``04 BEA/MAY 1988``), glued by OCR
+(``10MAA/MAR1965``) or with O read for 0. Two-digit years take their century from :mod:`docauth.dates`.
+Day first, as ICAO 9303 prints dates.
+
+>>> from datetime import date
+>>> today = date(2026, 1, 1)
+>>> [parse_date(t, today=today) for t in ("31.12.2000", "12 DEC/DÉC 82", "10MAA/MAR1965", "2000-12-31")]
+['2000-12-31', '1982-12-12', '1965-03-10', '2000-12-31']
+>>> parse_date("04 MAY/MAI 1995"), parse_date("01 NOV/NOV.12", kind="birth", today=today)
+('1995-05-04', '2012-11-01')
+>>> parse_date("3O.11.2O33", kind="expiry"), parse_date("21 N0V 1980"), parse_date("170 cm")
+('2033-11-30', '1980-11-21', None)
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import date
+
+from docauth.dates import full_date
+
+# Month abbreviations and names (upper case, no accents) in the languages of Latin-script documents.
+MONTHS: dict[str, int] = {}
+for _number, _names in enumerate((
+    "JAN JANV JANVIER JANUARY JANUAR JANUARI ENE ENERO GEN GENNAIO STY EAN TAMMI OCA JANUARO",
+    "FEB FEV FEVR FEVRIER FEBRUARY FEBRUAR FEBRERO FEBBRAIO LUT FEA HELMI SUB FEBR",
+    "MAR MARS MARCH MAERZ MARZ MRZ MARZO MRT MAA MAART MARCO MAALIS MARC",
+    "APR AVR AVRIL APRIL ABR ABRIL APRILE KWI AIB HUHTI NIS APRI",
+    "MAY MAI MAJ MAG MAGGIO MAYO MEI BEA TOUKO",
+    "JUN JUIN JUNE JUNI JUNIO GIU GIUGNO CZE MEH KESA HAZ JUNHO",
+    "JUL JUIL JUILLET JULY JULI JULIO LUG LUGLIO LIP IUIL HEINA TEM JULHO",
+    "AUG AOU AOUT AUGUST AGO AGOSTO SIE LUN ELO AGU",
+    "SEP SEPT SEPTEMBER SEPTEMBRE SEPTIEMBRE SET SETTEMBRE WRZ MFO SYYS EYL SZEPT",
+    "OCT OCTOBER OCTOBRE OKT OKTOBER OCTUBRE OTT OTTOBRE OUT PAZ DFO LOKA EKI",
+    "NOV NOVEMBER NOVEMBRE NOVIEMBRE LIS SAM MARRAS KAS",
+    "DEC DECEMBER DECEMBRE DEZ DEZEMBER DIC DICIEMBRE DICEMBRE GRU NOL JOULU ARA",
+), start=1):
+    for _name in _names.split():
+        MONTHS[_name] = _number
+
+_DIGITS_FOR_LETTERS = str.maketrans("OoQDIlL|", "00001111")
+_NUMERIC = re.compile(r"(?<!\d)(\d{1,2})\s*[./\-]\s*(\d{1,2})\s*[./\-]\s*(\d{4}|\d{2})(?!\d)")
+_NUMERIC_SPACED = re.compile(r"(?<!\d)(\d{1,2}) (\d{1,2}) (\d{4})(?!\d)")
+_ISO = re.compile(r"(?<!\d)(\d{4})\s*[./\-]\s*(\d{1,2})\s*[./\-]\s*(\d{1,2})(?!\d)")
+_NAMED = re.compile(r"(?<![0-9])(\d{1,2})\s*[.,]?\s*([A-Z]{3,9}(?:\s*[/|.,]\s*[A-Z]{3,9})*)\s*[.,/]?\s*(\d{4}|\d{2})(?!\d)")
+
+
+def _plain(text: str) -> str:
+    upper = "".join(c for c in unicodedata.normalize("NFKD", text.upper()) if not unicodedata.combining(c))
+    # O for 0 and I/l for 1 inside digit groups; letters stay letters elsewhere.
+    return re.sub(r"(?<=\d)[OoQDIl|]|[OoQDIl|](?=\d)", lambda m: m.group(0).translate(_DIGITS_FOR_LETTERS), upper)
+
+
+def _month(word: str) -> int | None:
+    for part in re.split(r"[/|.,\s]+", word):
+        part = part.replace("0", "O")
+        if part in MONTHS:
+            return MONTHS[part]
+        for size in (4, 3):
+            if len(part) > size and part[:size] in MONTHS:
+                return MONTHS[part[:size]]
+    return None
+
+
+def find_date(text: str, *, kind: str = "birth", today: date | None = None) -> tuple[str, tuple[int, int]] | None:
+    """(ISO date, the span of ``text`` it was read from) of the first date in ``text``, or None."""
+    if not text:
+        return None
+    plain = _plain(text)
+    plain = re.sub(r"(?<=[A-Z])0(?=[A-Z])", "O", plain)  # N0V
+    for pattern, order in ((_ISO, "ymd"), (_NUMERIC, "dmy"), (_NAMED, "dMy"), (_NUMERIC_SPACED, "dmy")):
+        for m in pattern.finditer(plain):
+            iso = _to_iso(m, order, kind, today)
+            if iso is not None:
+                return iso, m.span()
+    return None
+
+
+def parse_date(text: str | None, *, kind: str = "birth", today: date | None = None) -> str | None:
+    """The ISO date printed in ``text``, or None."""
+    found = find_date(text or "", kind=kind, today=today)
+    return found[0] if found else None
+
+
+def all_dates(text: str, *, today: date | None = None) -> list[tuple[int, int, int, bool]]:
+    """Every date in ``text`` as (day, month, year, the year had four digits), century unresolved for two."""
+    out = []
+    plain = re.sub(r"(?<=[A-Z])0(?=[A-Z])", "O", _plain(text or ""))
+    for pattern, order in ((_ISO, "ymd"), (_NUMERIC, "dmy"), (_NAMED, "dMy"), (_NUMERIC_SPACED, "dmy")):
+        for m in pattern.finditer(plain):
+            parts = _parts(m, order)
+            if parts is not None:
+                out.append(parts)
+    return out
+
+
+def _parts(m: re.Match, order: str) -> tuple[int, int, int, bool] | None:
+    if order == "ymd":
+        year, month, day = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        four = True
+    elif order == "dmy":
+        day, month, year, four = int(m.group(1)), int(m.group(2)), int(m.group(3)), len(m.group(3)) == 4
+    else:
+        month = _month(m.group(2))
+        if month is None:
+            return None
+        day, year, four = int(m.group(1)), int(m.group(3)), len(m.group(3)) == 4
+    if not (1 <= month <= 12 and 1 <= day <= 31) or (four and not 1900 <= year <= 2100):
+        return None
+    return day, month, year, four
+
+
+def _to_iso(m: re.Match, order: str, kind: str, today: date | None) -> str | None:
+    parts = _parts(m, order)
+    if parts is None:
+        return None
+    day, month, year, four = parts
+    if four:
+        try:
+            return date(year, month, day).isoformat()
+        except ValueError:
+            return None
+    full = full_date(year, month, day, kind=kind, today=today)
+    return full.isoformat() if full else None
+
+
+def same_day(iso: str, printed: tuple[int, int, int, bool]) -> bool:
+    """Does a printed date (as :func:`all_dates` gives it) name the day ``iso``? Two-digit years match any
+    century."""
+    year, month, day = (int(v) for v in iso.split("-"))
+    p_day, p_month, p_year, four = printed
+    return p_day == day and p_month == month and (p_year == year if four else p_year == year % 100)

@@ -1,0 +1,139 @@
+"""Field labels as documents print them: which field a caption names, in the languages of Latin-script documents.
+
+Captions are bilingual ("Nom / Surname"), numbered ("4. Surname", EU cards and passports), and read by OCR
+with glued words and a letter wrong ("Dateof birth", "Sumame"). A caption is matched on its letters alone
+(case, accents, digits and punctuation dropped): long keywords fuzzily, short ones ("nom", "ime") only as a
+whole word, since they are also parts of names and of other captions. The longest keyword found decides, so
+"place of birth" is not a birth date and "given name" is not a surname.
+
+>>> label_field("1. Name/Surname").field, label_field("2.Vorname/Given name").field
+('surname', 'given_names')
+>>> label_field("5.Geburnsdatum/Dateof birth").field, label_field("9.GebunsortfPlace of birth").field
+('date_of_birth', None)
+>>> label_field("Serijska stevilka/Serial number").field, label_field("SPECIMEN") is None
+('document_number', True)
+>>> label_field("Datum rojstva/Date of birth 28.06.1985").value_text
+'28.06.1985'
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+# (field, keywords). ``None`` marks captions of fields this reader does not report: they are labels all the
+# same (their values must not be taken for anything else). Keywords are lower case, without accents.
+KEYWORDS: tuple[tuple[str | None, tuple[str, ...]], ...] = (
+    ("surname", ("surname", "surnames", "family name", "last name", "primary identifier", "identifiant primaire",
+                 "nom", "name", "nachname", "familienname", "apellidos", "apellido", "cognome", "achternaam",
+                 "naam", "sobrenome", "apelido", "apelidos", "nazwisko", "prijmeni", "priezvisko", "priimek",
+                 "prezime", "vezeteknev", "csaladi nev", "nume", "efternamn", "efternavn", "etternavn",
+                 "sukunimi", "perekonnanimi", "uzvards", "pavarde", "soyadi", "soyadi", "cognomi")),
+    ("given_names", ("given names", "given name", "first name", "first names", "forenames", "forename",
+                     "secondary identifier", "identifiant secondaire", "prenoms", "prenom", "vornamen", "vorname",
+                     "nombre", "nombres", "nome", "nomi", "voornamen", "voornaam", "prenume", "imie", "imiona",
+                     "jmeno", "jmena", "meno", "ime", "utonev", "fornamn", "fornavn", "etunimet", "eesnimi",
+                     "vards", "vardas", "adi", "nomes", "keresztnev", "utonevek")),
+    ("date_of_birth", ("date of birth", "birth date", "date de naissance", "geburtsdatum", "geburtstag",
+                       "fecha de nacimiento", "data di nascita", "geboortedatum", "data de nascimento",
+                       "data urodzenia", "datum narozeni", "datum narodenia", "datum rojstva", "datum rodenja",
+                       "szuletesi ido", "szuletesi datum", "data nasterii", "fodelsedatum", "fodselsdato",
+                       "syntymaaika", "sunniaeg", "dzimsanas datums", "gimimo data", "dogum tarihi",
+                       "nacimiento", "naissance", "geboren")),
+    ("expiry_date", ("date of expiry", "expiry date", "date of expiration", "expiration date", "expiry",
+                     "valid until", "date d expiration", "gultig bis", "fecha de caducidad", "fecha de vencimiento",
+                     "valido hasta", "scadenza", "data di scadenza", "geldig tot", "vervaldatum",
+                     "data de validade", "valido ate", "data waznosci", "platnost do", "platnost do",
+                     "veljavnost do", "vrijedi do", "ervenyes", "valabil pana", "giltig till", "gyldig til",
+                     "voimassa", "kehtiv kuni", "derigs lidz", "galioja iki", "son gecerlilik")),
+    (None, ("place of birth", "lieu de naissance", "geburtsort", "lugar de nacimiento", "luogo di nascita",
+            "geboorteplaats", "miejsce urodzenia", "misto narozeni", "rojstni kraj", "mjesto rodenja",
+            "date of issue", "issue date", "date de delivrance", "ausstellungsdatum", "fecha de expedicion",
+            "fecha de emision", "data di rilascio", "datum van afgifte", "data wydania", "datum izdaje",
+            "datum vydani", "authority", "autorite", "behorde", "autoridad", "autorita", "autoriteit",
+            "issuing authority", "organ wydajacy", "nationality", "nationalite", "staatsangehorigkeit",
+            "nacionalidad", "cittadinanza", "nationaliteit", "obywatelstwo", "drzavljanstvo", "statni obcanstvi",
+            "sex", "sexe", "geschlecht", "sexo", "sesso", "geslacht", "plec", "spol", "pohlavi", "nem", "kon",
+            "height", "taille", "grosse", "estatura", "statura", "lengte", "wzrost",
+            "personal no", "personal number", "personal code", "pin", "emso", "codice fiscale",
+            "card access number", "tax number",
+            "type", "typ", "tipo", "code", "kode", "codigo", "country code", "signature", "firma",
+            "unterschrift", "holder s signature", "residence", "address", "adresse", "domicile")),
+    ("document_number", ("document no", "document number", "passport no", "passport number", "card no",
+                         "card number", "serial number", "no of document", "document nr", "pass nr",
+                         "passnummer", "ausweisnummer", "dokumentnummer", "documentnummer", "numero de documento",
+                         "numero documento", "numero du document", "numero de passeport", "n de passeport",
+                         "numero de pasaporte", "numero del documento", "numero passaporto", "numer dokumentu",
+                         "numer paszportu", "cislo dokladu", "cislo pasu", "serijska stevilka", "stevilka",
+                         "broj isprave", "broj putovnice", "okmanyazonosito", "numarul", "passinumero",
+                         "dokumendi number", "pases numurs", "paso numeris", "pasaport no", "id no",
+                         "documento n", "document n", "n du document", "dokument nr", "number", "numero",
+                         "id number", "identity number")),
+)
+# Keywords of at most this many letters match only as a whole word (exactly); longer ones fuzzily.
+SHORT_KEYWORD = 4
+FUZZY_SCORE = 86  # rapidfuzz partial ratio: one letter wrong or missing in a keyword of 7+ letters
+
+
+@dataclass(frozen=True)
+class LabelMatch:
+    field: str | None  # None: a caption of a field this reader does not report
+    keyword: str
+    score: float
+    value_text: str  # what follows the caption on the same line (a value printed beside it), "" if none
+
+
+def fold(text: str) -> str:
+    """Lower case, accents dropped, every run of non-letters one space."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    plain = plain.replace("ø", "o").replace("Ø", "O").replace("ł", "l").replace("Ł", "L").replace("ß", "ss")
+    return " ".join(re.findall(r"[a-z]+", plain.lower()))
+
+
+_KEYWORDS = tuple((f, k, k.replace(" ", "")) for f, ks in KEYWORDS for k in ks)
+
+
+def label_field(text: str) -> LabelMatch | None:
+    """The caption ``text`` names, or None when it is no caption.
+
+    A caption's text is mostly keyword: a line whose letters the best keyword covers less than a third of
+    is a value that happens to contain a keyword-like word (a name, a town).
+    """
+    from rapidfuzz import fuzz
+
+    folded = fold(text)
+    if not folded:
+        return None
+    words = folded.split()
+    letters = folded.replace(" ", "")
+    found = []
+    for field, keyword, glued in _KEYWORDS:
+        if len(glued) <= SHORT_KEYWORD:
+            if keyword in words:
+                found.append((field, keyword, glued, 100.0))
+        elif len(glued) <= len(letters) + 1:
+            # a keyword longer than the text is matched whole (the text must not be a keyword's prefix)
+            score = fuzz.partial_ratio(glued, letters) if len(glued) <= len(letters) else fuzz.ratio(glued, letters)
+            if score >= FUZZY_SCORE:
+                found.append((field, keyword, glued, score))
+    if not found:
+        return None
+    # A keyword read (nearly) exactly beats a fuzzy one; among those, the longest is the most specific.
+    best = max(found, key=lambda m: (m[3] >= 95, len(m[2]), m[3]))
+    field, keyword, glued, score = best
+    if len(glued) < len(letters) / 3 and not _caption_punctuation(text):
+        return None
+    return LabelMatch(field, keyword, score, _value_after(text))
+
+
+def _caption_punctuation(text: str) -> bool:
+    """Captions carry a slash between languages, a field number or a colon; values rarely do."""
+    return bool(re.search(r"/|^\s*\d{1,2}\s*[.)]|:", text))
+
+
+def _value_after(text: str) -> str:
+    """The value printed on the caption's own line: the tail after the last caption word, when it holds a
+    digit (a date or a number printed beside its caption)."""
+    match = re.search(r"[A-Za-z)]\s*[:.]?\s+([0-9][0-9A-Za-z .,/\-]*)$", text.strip())
+    return match.group(1).strip() if match else ""

@@ -1,0 +1,105 @@
+"""What a printed line says: a CTC line recogniser (PP-OCRv4) over crops of the page, batched by width.
+
+    recognizer = TextRecognizer(load_model("text_recognizer"))
+    reads = recognizer([crop, ...])        # list[LineText]: text, confidence, per-glyph confidences
+
+The model knows several thousand characters, most of them Chinese; identity documents print Latin letters
+(with their diacritics), digits and punctuation, so decoding keeps only those (``allowed``): a blurred Latin
+glyph then reads as its nearest Latin letter, never as an ideogram.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+import numpy as np
+
+from docauth.imageio import bounded_resize
+
+RECOGNIZER_MODEL = "text_recognizer"
+LINE_HEIGHT = 48
+MIN_LINE_WIDTH = 160  # narrower crops are padded: the model reads short words best with room after them
+MAX_LINE_WIDTH = 1600  # longer lines are cut off there (no field is that long at 48 px high)
+BATCH_WIDTH = 6400  # pixels of line width per model call: crops of similar width share a batch
+
+
+@dataclass(frozen=True)
+class LineText:
+    text: str
+    confidence: float  # mean of the glyphs' probabilities (0 for an empty read)
+    glyph_confidences: tuple[float, ...] = ()
+
+
+def allowed(labels: list[str]) -> np.ndarray:
+    """Which of the model's classes a Latin-script document prints: blank, ASCII, Latin letters with
+    diacritics (to U+024F), and the space."""
+    keep = np.zeros(len(labels), bool)
+    for i, ch in enumerate(labels):
+        if i == 0 or ch == " ":
+            keep[i] = True
+        elif len(ch) == 1 and (ch.isascii() and ch.isprintable()
+                               or ord(ch) <= 0x24F and unicodedata.category(ch).startswith("L")):
+            keep[i] = True
+    return keep
+
+
+class TextRecognizer:
+    def __init__(self, model, labels: list[str] | None = None):
+        self.model = model
+        self.labels = list(labels if labels is not None else model.labels)
+        self.keep = allowed(self.labels)
+
+    @staticmethod
+    def line_width(crop: np.ndarray) -> int:
+        h, w = crop.shape[:2]
+        return int(min(MAX_LINE_WIDTH, max(1, round(w * LINE_HEIGHT / max(h, 1)))))
+
+    def preprocess(self, crops: list[np.ndarray]) -> list[tuple[list[int], np.ndarray]]:
+        """Batches of (crop indices, NCHW array): crops sorted by width, each batch padded to its widest."""
+        widths = [self.line_width(c) for c in crops]
+        order = sorted(range(len(crops)), key=lambda i: widths[i])
+        batches, current = [], []
+        for i in order:
+            padded = max(MIN_LINE_WIDTH, widths[i])
+            if current and padded * (len(current) + 1) > BATCH_WIDTH:
+                batches.append(current)
+                current = []
+            current.append(i)
+        if current:
+            batches.append(current)
+        out = []
+        for idx in batches:
+            width = max(MIN_LINE_WIDTH, max(widths[i] for i in idx))
+            x = np.zeros((len(idx), 3, LINE_HEIGHT, width), np.float32)
+            for k, i in enumerate(idx):
+                line = bounded_resize(crops[i], (widths[i], LINE_HEIGHT))
+                x[k, :, :, :widths[i]] = (line[..., ::-1].astype(np.float32) * np.float32(2 / 255)
+                                         - np.float32(1.0)).transpose(2, 0, 1)
+            out.append((idx, x))
+        return out
+
+    def __call__(self, crops: list[np.ndarray]) -> list[LineText]:
+        reads: list[LineText | None] = [None] * len(crops)
+        for idx, batch in self.preprocess(crops):
+            probabilities = self.model.predict(batch)
+            for k, i in enumerate(idx):
+                reads[i] = self.postprocess(probabilities[k])
+        return [r if r is not None else LineText("", 0.0) for r in reads]
+
+    def postprocess(self, frames: np.ndarray) -> LineText:
+        """Greedy CTC decoding over the allowed classes: repeats merged, blanks dropped."""
+        frames = np.where(self.keep[None, :], frames, 0.0)
+        best = frames.argmax(1)
+        prob = frames[np.arange(len(best)), best]
+        text, confidences, previous = [], [], 0
+        for cls, p in zip(best, prob):
+            if cls != 0 and cls != previous:
+                text.append(self.labels[cls])
+                confidences.append(float(p))
+            previous = cls
+        while text and text[0] == " ":  # the glyphs stay aligned with the text's characters
+            text, confidences = text[1:], confidences[1:]
+        while text and text[-1] == " ":
+            text, confidences = text[:-1], confidences[:-1]
+        return LineText("".join(text), float(np.mean(confidences)) if confidences else 0.0, tuple(confidences))
