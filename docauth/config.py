@@ -52,6 +52,41 @@ TESSERACT_ENGINES = ("auto", "library", "command")
 
 @dataclass(frozen=True)
 class Settings:
+    """Every setting is also the environment variable ``DOCAUTH_<NAME>``; one line each for the README's
+    table (``python -m docauth.settings_table``; a test fails when a field has no line here):
+
+    data_dir: Folder of the SQLite database, the runtime profile and stored uploads (created on first use).
+    models_dir: Folder of the trained models and their metadata.
+    database_url: A PostgreSQL URL (``postgresql://user:pass@host/db``); unset, SQLite in ``data_dir``.
+    mode: ``realtime`` (lowest latency per request) or ``throughput`` (batched: archives, busy services).
+    backend: Where the models run: ``auto`` (measured here) or a backend ``docauth doctor`` lists.
+    max_batch_size: Throughput mode: most images per batched model call.
+    max_queue_delay_ms: Throughput mode: longest wait for companions before a batch runs.
+    autotune: With ``backend=auto`` and no profile for this machine, measure the backends briefly at start-up.
+    autotune_seconds: Budget of that start-up measurement, per model.
+    tesseract: ``auto``, ``library`` (libtesseract in process) or ``command`` (a process per call).
+    max_upload_bytes: Largest request body the service accepts.
+    max_image_pixels: Largest image (width x height, from its header, before decoding).
+    max_request_pixels: Largest sum of pixels over all images of one request.
+    min_image_side: Smallest width or height of an image.
+    max_image_aspect: Largest ratio of an image's long side to its short side.
+    max_json_depth: Deepest nesting of a JSON body or form field.
+    max_json_bytes: Largest JSON body or form field.
+    database_probe_timeout_s: Longest wait for the database in ``/readyz`` and API-key lookups before a 503.
+    document_threshold: Document score from which an image counts as a document.
+    classifier_rotations: Quarter turns (1, 2 or 4) the classifiers' answers are averaged over.
+    classifier_content_view: The side model also looks at the document cropped from a plain background.
+    face_threshold: Largest face distance still taken as the same person (calibrated, docs/matching.md).
+    duplicate_face_threshold: Largest face distance reported as a possible duplicate identity (1:N).
+    name_similarity_threshold: Smallest name similarity (0-1) that counts as a match.
+    reject_reasons: Comma-separated reason codes that reject instead of review; empty: the policy's default.
+    rate_limit_per_minute: Requests per minute per API key, in each worker.
+    store_uploads: Keep each uploaded image under ``data_dir/uploads`` (off: images are never stored).
+    face_process: Realtime mode: run the face stage in a child process beside OCR (~150 MB per worker).
+    max_inflight_checks: Checks one worker runs at once; beyond, requests get 503 with Retry-After.
+    log_level: Logging level (``DEBUG``, ``INFO``, ``WARNING``, ``ERROR``).
+    """
+
     # where things live
     data_dir: Path = field(default_factory=default_data_dir)
     models_dir: Path = field(default_factory=default_models_dir)
