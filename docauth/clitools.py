@@ -78,12 +78,16 @@ def json_option(help: str = "Print the result as JSON on stdout instead of text.
 def old_spelling(flag: str, name: str, new_flag: str, **kwargs):
     """A hidden, deprecated spelling ``flag`` of the option whose parameter is ``name`` (new: ``new_flag``)."""
 
-    def warn(ctx, param, value):
+    def take(ctx, param, value):
         if value is not None:
             click.echo(f"warning: {flag} is deprecated; use {new_flag}", err=True)
+            ctx.params[name] = value  # click keeps a value another option's callback put in the slot
         return value
 
-    return click.option(flag, name, default=None, hidden=True, callback=warn, **kwargs)
+    # Its own parameter name: options sharing one are parsed into a single value, and the warning could
+    # not tell which spelling was used.
+    return click.option(flag, f"{name}_old_{flag.strip('-').replace('-', '_')}", default=None, hidden=True,
+                        expose_value=False, callback=take, **kwargs)
 
 
 def out_option(help: str, *, name: str = "out", old: tuple[str, ...] = (), **kwargs):

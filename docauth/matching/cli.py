@@ -72,9 +72,12 @@ def eval_faces(shared_data, seed, no_documents, out, write_docs):
     from docauth.matching.calibration import calibrate
     from docauth.matching.face import DEFAULT_FACE_THRESHOLD
 
+    from docauth.progress import Progress
+
     root = shared_data or shared_data_dir()
     faces_dir = root / "faces" if root is not None else None
-    report = calibrate(faces_dir, seed=seed, documents=not no_documents)
+    with Progress(description="calibrating (photos and generated documents)", unit="img"):
+        report = calibrate(faces_dir, seed=seed, documents=not no_documents)
     data = report.export()
     data["configured_threshold"] = DEFAULT_FACE_THRESHOLD
     data["errors_at_configured_threshold"] = report.errors_at(DEFAULT_FACE_THRESHOLD)
