@@ -9,11 +9,14 @@ from pathlib import Path
 
 import click
 
+from docauth.clitools import fail
 from docauth.errors import DocauthError, InputError
 
 
 def _echo_err(message: str) -> None:
-    click.echo(message, err=True)
+    from docauth.progress import echo
+
+    echo(message)  # above the progress bar while one is drawn, else on stderr
 
 
 @click.command("classify")
@@ -77,8 +80,7 @@ def _load_classifier(models_dir, backend):
     try:
         return DocumentClassifier.load(models_dir=models_dir, backend=backend)
     except DocauthError as exc:
-        _echo_err(f"error: cannot load the classifiers: {exc.message}")
-        sys.exit(2)
+        fail(exc, prefix="cannot load the classifiers")
 
 
 def _load_pipeline(models_dir, backend, *, with_mrz: bool):
@@ -93,8 +95,7 @@ def _load_pipeline(models_dir, backend, *, with_mrz: bool):
         try:
             reader = DocumentReader.load(models_dir=models_dir, backend=backend, read_viz=False)
         except DocauthError as exc:
-            _echo_err(f"error: cannot load the MRZ reader: {exc.message}")
-            sys.exit(2)
+            fail(exc, prefix="cannot load the MRZ reader")
     return Pipeline(classifier=classifier, reader=reader, faces=None, text_matcher=None)
 
 
@@ -113,9 +114,10 @@ def _human(body: dict) -> str:
 @click.command("classifiers")
 @click.option("--train-count", type=click.IntRange(min=10), default=16000, show_default=True,
               help="Synthetic training samples (documents and not; the side model uses the documents).")
-@click.option("--val-count", type=click.IntRange(min=0), default=1500, show_default=True)
-@click.option("--epochs", type=click.IntRange(min=1), default=12, show_default=True)
-@click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True)
+@click.option("--val-count", type=click.IntRange(min=0), default=1500, show_default=True,
+              help="Synthetic validation samples (the best epoch is chosen on them).")
+@click.option("--epochs", type=click.IntRange(min=1), default=12, show_default=True, help="Training epochs.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True, help="Training batch size.")
 @click.option("--learning-rate", "--lr", type=float, default=2e-3, show_default=True, help="Peak learning rate.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output directory for <task>.keras/.json (default: models/).")
@@ -164,14 +166,18 @@ def train_classifiers(train_count, val_count, epochs, batch_size, learning_rate,
                          threads=threads)
     command = "docauth train classifiers " + " ".join(sys.argv[3:]) if len(sys.argv) > 3 else \
         "docauth train classifiers"
-    train_both(spec, config, out_dir, tasks=tuple(tasks) or ("document", "side"), workers=workers,
-               command=command, init_from=init_from, log=click.echo)
+    from docauth.progress import Progress
+
+    with Progress(description="training", unit="it"):
+        train_both(spec, config, out_dir, tasks=tuple(tasks) or ("document", "side"), workers=workers,
+                   command=command, init_from=init_from, log=_echo_err)
     both_present = all((Path(out_dir) / f"{t}.keras").is_file() for t in ("document", "side"))
     if both_present and (test_count or not no_real):
         from docauth.classifiers.evaluate import format_report
         from docauth.classifiers.recipe import record_evaluation
 
-        report = _evaluate(out_dir, "keras", seeds.TEST.default, test_count, workers, real=not no_real)
+        with Progress(description="evaluating", unit="it"):
+            report = _evaluate(out_dir, "keras", seeds.TEST.default, test_count, workers, real=not no_real)
         record_evaluation(out_dir, report)
         click.echo(format_report(report))
 
@@ -212,9 +218,11 @@ def _evaluate(models_dir, backend, seed, count, workers, *, real: bool) -> dict:
 @click.option("--count", type=click.IntRange(min=0), default=2000, show_default=True,
               help="Fresh synthetic test images (0: real data only).")
 @click.option("--seed", type=int, default=None, help="Generator seed (default: the TEST range).")
-@click.option("--models-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
-@click.option("--backend", default="auto", show_default=True)
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--models-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Directory with the models to evaluate (default: models/).")
+@click.option("--backend", default="auto", show_default=True, help="Inference backend (see docauth doctor).")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes generating the test samples.")
 @click.option("--no-real", is_flag=True, help="Skip ../shared/data even when present.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable report on stdout.")
 @click.option("--record", is_flag=True, help="Also write the numbers into the models' metadata JSON.")
@@ -228,7 +236,10 @@ def eval_classifiers(count, seed, models_dir, backend, workers, no_real, as_json
     if seed in seeds.TRAIN or seed in seeds.VALIDATION:
         raise click.BadParameter(f"seed {seed} is a training/validation seed; evaluate on unseen data",
                                  param_hint="--seed")
-    report = _evaluate(models_dir, backend, seed, count, workers, real=not no_real)
+    from docauth.progress import Progress
+
+    with Progress(description="evaluating", unit="it"):
+        report = _evaluate(models_dir, backend, seed, count, workers, real=not no_real)
     if record:
         from docauth.classifiers.recipe import record_evaluation
 

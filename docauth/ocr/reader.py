@@ -463,7 +463,7 @@ class DocumentReader:
             on_rectified(upright)
         mrz = read.result if read is not None else None
         printed = None
-        if self.printed is not None:
+        if self.printed is not None and not _prints_nothing_more(mrz):
             t = time.perf_counter()
             printed = self.printed(upright, mrz_top=_mrz_top(mrz), mrz_fields=_zone_fields(mrz))
             timings["viz_ms"] = (time.perf_counter() - t) * 1000
@@ -757,6 +757,12 @@ def _levelled(rgb: np.ndarray) -> np.ndarray:
     height, width = rgb.shape[:2]
     turn = cv2.getRotationMatrix2D((width / 2, height / 2), tilt, 1.0)
     return cv2.warpAffine(rgb, turn, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _prints_nothing_more(mrz: MRZResult | None) -> bool:
+    """A TD1 zone is on a card's back, which prints none of the fields the zone does not already carry (the
+    card's front, with the printed fields, is read as a photo of its own)."""
+    return mrz is not None and mrz.type == "TD1" and bool(getattr(mrz, "structure_ok", False))
 
 
 def _zone_fields(mrz: MRZResult | None) -> dict:

@@ -243,6 +243,40 @@ def _name_letters(text: str) -> str:
     return " ".join(re.findall(r"[A-Z]+", transliterate(text.upper().replace("0", "O"))))
 
 
+def _printed_name(text: str, wanted: str) -> str | None:
+    """The words of ``text`` that print the MRZ name ``wanted`` (its letters transliterated, words apart), or
+    None. Spaces the recogniser lost are put back where the zone has them; a long name the zone truncates
+    matches by its start; five letters or more may differ by one OCR slip."""
+    words = (clean_name(text) or "").split()
+    glued = wanted.replace(" ", "")
+    for i in range(len(words)):
+        for j in range(len(words), i, -1):
+            candidate = " ".join(words[i:j])
+            got = _name_letters(candidate)
+            if not got:
+                continue
+            if got == wanted or (len(wanted) >= 10 and got.startswith(wanted)):
+                return candidate
+            if got.replace(" ", "") == glued:
+                return _spaced_like(candidate, wanted)
+            if len(glued) >= 5 and _within_one(got.replace(" ", ""), glued):
+                return candidate
+    return None
+
+
+def _spaced_like(printed: str, wanted: str) -> str:
+    """``printed`` (its spaces lost) with the word breaks of the zone's ``wanted``, where its letters map one to
+    one (no letter the transliteration widens)."""
+    letters = printed.replace(" ", "")
+    if len(letters) != len(wanted.replace(" ", "")):
+        return printed
+    out, k = [], 0
+    for word in wanted.split():
+        out.append(letters[k:k + len(word)])
+        k += len(word)
+    return " ".join(out)
+
+
 def _within_one(a: str, b: str) -> bool:
     from rapidfuzz.distance import Levenshtein
 
@@ -260,13 +294,8 @@ def find_in_print(name: str, mrz_value: str, lines: list[PrintedLine], today: da
         if len(wanted.replace(" ", "")) < 2:
             return None
         for line in lines:
-            got = _name_letters(line.text)
-            if not got:
-                continue
-            exact = (got == wanted or f" {wanted} " in f" {got} "
-                     or (len(wanted) >= 10 and got.startswith(wanted)))  # the zone truncates long names
-            if exact or (len(wanted) >= 5 and _within_one(got, wanted)):
-                value = clean_name(line.text) or got
+            value = _printed_name(line.text, wanted)
+            if value is not None:
                 return FieldRead(value, line.text, line.confidence, "mrz", True, line.box, _glyphs(line))
         return None
     if name in DATE_KINDS:
@@ -282,8 +311,8 @@ def find_in_print(name: str, mrz_value: str, lines: list[PrintedLine], today: da
         for line in lines:
             got = re.sub(r"[^A-Z0-9]", "", line.text.upper())
             if wanted in got.translate(_NUMBER_FOLD):
-                start = got.translate(_NUMBER_FOLD).index(wanted)
-                return FieldRead(got[start:start + len(wanted)], line.text, line.confidence, "mrz", True, line.box,
-                                 _glyphs(line))
+                # O and 0, I and 1 are one glyph in many print fonts: the zone's OCR-B and check digit say which.
+                value = re.sub(r"[^A-Z0-9]", "", mrz_value.upper())
+                return FieldRead(value, line.text, line.confidence, "mrz", True, line.box, _glyphs(line))
         return None
     return None

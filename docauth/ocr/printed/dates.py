@@ -11,6 +11,10 @@ Day first, as ICAO 9303 prints dates.
 ['2000-12-31', '1982-12-12', '1965-03-10', '2000-12-31']
 >>> parse_date("04 MAY/MAI 1995"), parse_date("01 NOV/NOV.12", kind="birth", today=today)
 ('1995-05-04', '2012-11-01')
+>>> parse_date("04MAY/MAI1995"), parse_date("04DEC/DEC88", today=today), parse_date("01OCT2001")
+('1995-05-04', '1988-12-04', '2001-10-01')
+>>> parse_date("01081995"), parse_date("13 071990"), parse_date("95.02.28-998.74")
+('1995-08-01', '1990-07-13', None)
 >>> parse_date("3O.11.2O33", kind="expiry"), parse_date("21 N0V 1980"), parse_date("170 cm")
 ('2033-11-30', '1980-11-21', None)
 """
@@ -42,17 +46,22 @@ for _number, _names in enumerate((
     for _name in _names.split():
         MONTHS[_name] = _number
 
-_DIGITS_FOR_LETTERS = str.maketrans("OoQDIlL|", "00001111")
+_DIGITS_FOR_LETTERS = str.maketrans("OoQIl|", "000111")
 _NUMERIC = re.compile(r"(?<!\d)(\d{1,2})\s*[./\-]\s*(\d{1,2})\s*[./\-]\s*(\d{4}|\d{2})(?!\d)")
 _NUMERIC_SPACED = re.compile(r"(?<!\d)(\d{1,2}) (\d{1,2}) (\d{4})(?!\d)")
+# Day, month and year printed apart ("01 08 1995"), the spaces lost in reading: eight digits alone.
+_NUMERIC_GLUED = re.compile(r"(?<![\d.\-/])(\d{2}) ?(\d{2}) ?(\d{4})(?![\d.\-/])")
 _ISO = re.compile(r"(?<!\d)(\d{4})\s*[./\-]\s*(\d{1,2})\s*[./\-]\s*(\d{1,2})(?!\d)")
 _NAMED = re.compile(r"(?<![0-9])(\d{1,2})\s*[.,]?\s*([A-Z]{3,9}(?:\s*[/|.,]\s*[A-Z]{3,9})*)\s*[.,/]?\s*(\d{4}|\d{2})(?!\d)")
+
+_PATTERNS = ((_ISO, "ymd"), (_NUMERIC, "dmy"), (_NAMED, "dMy"), (_NUMERIC_SPACED, "dmy"), (_NUMERIC_GLUED, "dmy"))
 
 
 def _plain(text: str) -> str:
     upper = "".join(c for c in unicodedata.normalize("NFKD", text.upper()) if not unicodedata.combining(c))
-    # O for 0 and I/l for 1 inside digit groups; letters stay letters elsewhere.
-    return re.sub(r"(?<=\d)[OoQDIl|]|[OoQDIl|](?=\d)", lambda m: m.group(0).translate(_DIGITS_FOR_LETTERS), upper)
+    # O for 0 and I/l for 1 beside a digit and no letter (a month name glued to its digits stays a word).
+    return re.sub(r"(?<=\d)[OoQIl|](?![A-Za-z])|(?<![A-Za-z])[OoQIl|](?=\d)",
+                  lambda m: m.group(0).translate(_DIGITS_FOR_LETTERS), upper)
 
 
 def _month(word: str) -> int | None:
@@ -72,7 +81,7 @@ def find_date(text: str, *, kind: str = "birth", today: date | None = None) -> t
         return None
     plain = _plain(text)
     plain = re.sub(r"(?<=[A-Z])0(?=[A-Z])", "O", plain)  # N0V
-    for pattern, order in ((_ISO, "ymd"), (_NUMERIC, "dmy"), (_NAMED, "dMy"), (_NUMERIC_SPACED, "dmy")):
+    for pattern, order in _PATTERNS:
         for m in pattern.finditer(plain):
             iso = _to_iso(m, order, kind, today)
             if iso is not None:
@@ -90,7 +99,7 @@ def all_dates(text: str, *, today: date | None = None) -> list[tuple[int, int, i
     """Every date in ``text`` as (day, month, year, the year had four digits), century unresolved for two."""
     out = []
     plain = re.sub(r"(?<=[A-Z])0(?=[A-Z])", "O", _plain(text or ""))
-    for pattern, order in ((_ISO, "ymd"), (_NUMERIC, "dmy"), (_NAMED, "dMy"), (_NUMERIC_SPACED, "dmy")):
+    for pattern, order in _PATTERNS:
         for m in pattern.finditer(plain):
             parts = _parts(m, order)
             if parts is not None:

@@ -25,6 +25,8 @@ PIXEL_THRESHOLD = 0.3
 BOX_THRESHOLD = 0.5
 UNCLIP = 1.5  # the detector's training shrinks each line by area * (1 - 0.4^2) / perimeter
 MIN_BOX_HEIGHT = 4  # pixels at the detection size: below it nothing legible
+TALL_REGION = 2.5  # a region this many median line heights tall holds several lines
+SPLIT_THRESHOLDS = (0.6, 0.75, 0.9)
 
 
 @dataclass(frozen=True)
@@ -74,16 +76,14 @@ class TextDetector:
 
     @staticmethod
     def postprocess(probability: np.ndarray, sx: float, sy: float) -> list[TextBox]:
-        import cv2
-
-        mask = (probability > PIXEL_THRESHOLD).astype(np.uint8)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+        regions = _regions(probability, PIXEL_THRESHOLD)
+        if len(regions) >= 3:
+            # Lines joined through a textured background (a ghost portrait, a stamp, guilloche) make a region
+            # several lines tall: such a region is cut again at higher thresholds, where the lines part.
+            line_height = float(np.median([r[3] for r in regions]))
+            regions = [part for region in regions for part in _split(probability, region, line_height, 0)]
         boxes = []
-        for i in range(1, n):
-            x, y, w, h, area = stats[i]
-            if h < MIN_BOX_HEIGHT / 2 or area < 6:
-                continue
-            score = float(probability[y:y + h, x:x + w][labels[y:y + h, x:x + w] == i].mean())
+        for x, y, w, h, area, score in regions:
             if score < BOX_THRESHOLD:
                 continue
             # Grow the shrunk line back: offset = area * ratio / perimeter, the detector's training rule.
@@ -91,7 +91,33 @@ class TextDetector:
             x0, y0, x1, y1 = x - grow, y - grow, x + w + grow, y + h + grow
             if y1 - y0 < MIN_BOX_HEIGHT:
                 continue
-            boxes.append(TextBox(max(0.0, x0 * sx), max(0.0, y0 * sy), min(mask.shape[1], x1) * sx,
-                                 min(mask.shape[0], y1) * sy, score))
+            boxes.append(TextBox(max(0.0, x0 * sx), max(0.0, y0 * sy), min(probability.shape[1], x1) * sx,
+                                 min(probability.shape[0], y1) * sy, score))
         boxes.sort(key=lambda b: (b.y0, b.x0))
         return boxes
+
+
+def _split(probability: np.ndarray, region: tuple, line_height: float, level: int) -> list[tuple]:
+    x, y, w, h = region[:4]
+    if h <= TALL_REGION * line_height or level >= len(SPLIT_THRESHOLDS):
+        return [region]
+    parts = _regions(probability[y:y + h, x:x + w], SPLIT_THRESHOLDS[level])
+    if not parts:
+        return [region]
+    moved = [(px + x, py + y, pw, ph, pa, ps) for px, py, pw, ph, pa, ps in parts]
+    return [piece for part in moved for piece in _split(probability, part, line_height, level + 1)]
+
+
+def _regions(probability: np.ndarray, threshold: float) -> list[tuple[int, int, int, int, int, float]]:
+    """(x, y, width, height, area, mean probability) of each connected region above ``threshold``."""
+    import cv2
+
+    mask = (probability > threshold).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    out = []
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if h < MIN_BOX_HEIGHT / 2 or area < 6:
+            continue
+        out.append((x, y, w, h, area, float(probability[y:y + h, x:x + w][labels[y:y + h, x:x + w] == i].mean())))
+    return out

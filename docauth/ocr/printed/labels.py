@@ -14,6 +14,8 @@ whole word, since they are also parts of names and of other captions. The longes
 ('document_number', True)
 >>> label_field("Datum rojstva/Date of birth 28.06.1985").value_text
 '28.06.1985'
+>>> label_field("Vorname(n) Prenom(s) Nome(i) Prenum(s) Given name(s)").field
+'given_names'
 """
 
 from __future__ import annotations
@@ -121,8 +123,10 @@ def label_field(text: str) -> LabelMatch | None:
         return None
     # A keyword read (nearly) exactly beats a fuzzy one; among those, the longest is the most specific.
     best = max(found, key=lambda m: (m[3] >= 95, len(m[2]), m[3]))
+    # Multilingual captions repeat the field in several languages: every keyword found counts as caption.
+    covered = sum(len(glued) for _, _, glued, _ in {m[:3]: m for m in found}.values())
     field, keyword, glued, score = best
-    if len(glued) < len(letters) / 3 and not _caption_punctuation(text):
+    if covered < len(letters) / 3 and not _caption_punctuation(text):
         return None
     return LabelMatch(field, keyword, score, _value_after(text))
 

@@ -25,6 +25,7 @@ from docauth.ocr.printed.detection import DETECTOR_MODEL, TextBox, TextDetector
 from docauth.ocr.printed.recognition import RECOGNIZER_MODEL, TextRecognizer
 
 CROP_MARGIN = 0.12  # of the line's height, around each cut: the detector's box hugs the glyphs
+MIN_LINE_ASPECT = 1.2  # width over height (margins included) of the narrowest line read: three glyphs
 VALUE_HEIGHT = 0.8  # of the taller lines' height (75th percentile): a line this tall may hold a value
 
 
@@ -93,11 +94,10 @@ class PrintedReader:
 
     @staticmethod
     def preprocess(boxes: list[TextBox], shape, mrz_top: float | None) -> list[TextBox]:
-        """The lines that can hold a printed field: above the MRZ (read already, by its own reader)."""
-        if mrz_top is None:
-            return boxes
-        limit = shape[0] * mrz_top
-        return [b for b in boxes if b.cy < limit]
+        """The lines that can hold a printed field: above the MRZ (read already, by its own reader), and
+        wider than a glyph or two (a sex or a type code is no field this reader reports)."""
+        limit = shape[0] * mrz_top if mrz_top is not None else float("inf")
+        return [b for b in boxes if b.cy < limit and b.width >= MIN_LINE_ASPECT * b.height]
 
     @staticmethod
     def postprocess(lines: list[PrintedLine], mrz_fields: dict, today: date | None) -> dict[str, FieldRead]:

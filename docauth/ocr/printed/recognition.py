@@ -44,6 +44,27 @@ def allowed(labels: list[str]) -> np.ndarray:
     return keep
 
 
+# Two letters this many times further apart (in frames) than the line's median letter pitch have a space
+# between them: the recogniser was trained mostly on Chinese text, which has none, and often drops it.
+SPACE_PITCH = 2.0
+
+
+def _spaces_from_gaps(text: list[str], confidences: list[float], at: list[int]) -> tuple[list[str], list[float]]:
+    letters = [i for i, ch in enumerate(text) if ch.isalpha()]
+    pitches = [at[j] - at[i] for i, j in zip(letters, letters[1:]) if j == i + 1]
+    if len(pitches) < 3:
+        return text, confidences
+    wide = SPACE_PITCH * float(np.median(pitches))
+    out_text, out_conf = [text[0]], [confidences[0]]
+    for i in range(1, len(text)):
+        if (text[i].isalpha() and text[i - 1].isalpha() and at[i] - at[i - 1] > wide):
+            out_text.append(" ")
+            out_conf.append(min(confidences[i - 1], confidences[i]))
+        out_text.append(text[i])
+        out_conf.append(confidences[i])
+    return out_text, out_conf
+
+
 class TextRecognizer:
     def __init__(self, model, labels: list[str] | None = None):
         self.model = model
@@ -88,16 +109,19 @@ class TextRecognizer:
         return [r if r is not None else LineText("", 0.0) for r in reads]
 
     def postprocess(self, frames: np.ndarray) -> LineText:
-        """Greedy CTC decoding over the allowed classes: repeats merged, blanks dropped."""
+        """Greedy CTC decoding over the allowed classes: repeats merged, blanks dropped; a space the model
+        left out between two letters set wider apart than the line's other letters is put back."""
         frames = np.where(self.keep[None, :], frames, 0.0)
         best = frames.argmax(1)
         prob = frames[np.arange(len(best)), best]
-        text, confidences, previous = [], [], 0
-        for cls, p in zip(best, prob):
+        text, confidences, at, previous = [], [], [], 0
+        for t, (cls, p) in enumerate(zip(best, prob)):
             if cls != 0 and cls != previous:
                 text.append(self.labels[cls])
                 confidences.append(float(p))
+                at.append(t)
             previous = cls
+        text, confidences = _spaces_from_gaps(text, confidences, at)
         while text and text[0] == " ":  # the glyphs stay aligned with the text's characters
             text, confidences = text[1:], confidences[1:]
         while text and text[-1] == " ":
