@@ -29,6 +29,16 @@ from typing import Any
 _COUNT = re.compile(r"^\s*(?P<label>[A-Za-z][A-Za-z _-]*?)?\s*(?P<done>\d+)\s*/\s*(?P<total>\d+)\b")
 # Rate and time left are averaged over this window: long runs (an archive, a training) change pace slowly.
 SPEED_WINDOW_S = 300.0
+# The bars open now, innermost last: echo() reaches them from code that only knows how to log a line.
+_open: list["Progress"] = []
+
+
+def echo(message: str) -> None:
+    """A log line: through the innermost open bar (:meth:`Progress.follow`), else a plain line on stderr."""
+    if _open:
+        _open[-1].follow(message)
+    else:
+        print(message, file=sys.stderr, flush=True)
 
 
 def format_duration(seconds: float | None) -> str:
@@ -108,9 +118,12 @@ class Progress:
             self._task = self._progress.add_task(self.description, total=self.total, completed=self._completed,
                                                  start_at=self._completed)
             self._progress.start()
+        _open.append(self)
         return self
 
     def __exit__(self, *exc_info) -> None:
+        if self in _open:
+            _open.remove(self)
         if self._progress is not None:
             self._progress.stop()
             self._progress = None

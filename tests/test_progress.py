@@ -60,3 +60,14 @@ def test_nothing_is_drawn_off_a_terminal(capsys):
         bar.follow("epoch 1/2: done")
     assert buffer.getvalue() == ""
     assert capsys.readouterr().err == "epoch 1/2: done\n"  # messages still reach stderr, as plain lines
+
+
+def test_echo_reaches_the_open_bar_or_stderr(capsys):
+    from docauth.progress import echo
+
+    console, buffer = _terminal()
+    with Progress(description="evaluating", console=console) as bar:
+        echo("  chunk 2/5 done")
+        assert bar._progress.tasks[0].completed == 2 and bar._progress.tasks[0].total == 5
+    echo("after the bar")
+    assert "chunk 2/5 done" in buffer.getvalue() and capsys.readouterr().err == "after the bar\n"
