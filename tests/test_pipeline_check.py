@@ -158,6 +158,33 @@ def test_enrolled_face_under_another_name_is_a_duplicate_identity(pipeline, read
     assert result.claimed is True
 
 
+def test_a_claimed_check_naming_the_enrolled_person_is_no_duplicate_of_themselves(pipeline, reader, store,
+                                                                                  astronaut_id):
+    store.update_person(astronaut_id, external_ref="astro-ref-1")
+    reader.next_fields = _fields(ASTRONAUT_PERSON)
+    image = document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False)
+    anonymous = pipeline.check(image, claimed=_fields(ASTRONAUT_PERSON))
+    assert "duplicate_identity" in anonymous.reason_codes  # without a name: themselves, as before
+    for claim in ({"external_ref": "astro-ref-1"}, {"person_id": astronaut_id},
+                  {"person_id": str(astronaut_id), "external_ref": "astro-ref-1"}):
+        result = pipeline.check(image, claimed={**_fields(ASTRONAUT_PERSON), **claim})
+        assert "duplicate_identity" not in result.reason_codes, claim
+        assert result.stages["duplicates"].output == {"threshold": pipeline.thresholds.duplicate_face,
+                                                      "matches": [], "excluded_person_id": astronaut_id}
+        assert result.claimed_person_id == astronaut_id and result.export()["claimed_person_id"] == astronaut_id
+    # a reference nobody has is a new customer: nothing excluded, the duplicate still found
+    result = pipeline.check(image, claimed={**_fields(ASTRONAUT_PERSON), "external_ref": "someone-new"})
+    assert "duplicate_identity" in result.reason_codes and result.claimed_person_id is None
+    with pytest.raises(NotFound):
+        pipeline.check(image, claimed={**_fields(ASTRONAUT_PERSON), "person_id": 987654})
+    from docauth.errors import InputError
+
+    for bad in ({"person_id": "x"}, {"person_id": True}, {"external_ref": ["a"]}, {"external_ref": "a\x00"},
+                {"person_id": astronaut_id, "external_ref": "someone-new"}):
+        with pytest.raises(InputError):
+            pipeline.check(image, claimed={**_fields(ASTRONAUT_PERSON), **bad})
+
+
 def test_expired_and_invalid_mrz_are_reasons(pipeline, reader, astronaut_id):
     reader.next_fields = _fields(ASTRONAUT_PERSON, expiry_date="2020-01-31")
     reader.mrz_valid = False

@@ -24,6 +24,7 @@ import numpy as np
 
 from docauth.errors import DocauthError, InputError, InvalidImage, NotFound
 from docauth.pipeline import stages as S
+from docauth.pipeline.claims import claimed_person_id
 from docauth.pipeline.policy import REASONS, DecisionPolicy
 from docauth.pipeline.result import CheckResult, StageRecord, jsonable
 from docauth.pipeline.side import SideEvidence, decide_side, sided
@@ -165,12 +166,15 @@ class Pipeline:
         persons = list(persons) if persons is not None else [(None, None)] * len(images)
         # The person is looked up before any model runs, so an unknown id fails fast.
         records = [self._person(pid, claimed) for pid, claimed in persons]
+        named = [claimed_person_id(self.store, claimed) if pid is None else None for pid, claimed in persons]
         start = time.perf_counter()
         classifications = list(self.classifier(images)) if images else []
         classify_ms = round((time.perf_counter() - start) * 1000.0, 2)
         results = []
-        for image, cls_out, (pid, claimed), person in zip(images, classifications, persons, records):
-            result = CheckResult(person_id=pid, claimed=claimed is not None and pid is None)
+        for image, cls_out, (pid, claimed), person, named_id in zip(images, classifications, persons, records,
+                                                                     named):
+            result = CheckResult(person_id=pid, claimed=claimed is not None and pid is None,
+                                 claimed_person_id=named_id)
             result.timings_ms["classify"] = classify_ms
             t0 = time.perf_counter()
             self._run(result, image, cls_out, pid, person)
@@ -315,9 +319,11 @@ class Pipeline:
             result.skip("duplicates", "no face to search with" if encoding is None else "no person store")
             return
         with result.timed("duplicates"):
-            hits = self._duplicates(encoding, exclude=person_id)
+            # The person the check is about (by id, or named in the claimed fields) is no duplicate of themselves.
+            excluded = int(person_id) if person_id is not None else result.claimed_person_id
+            hits = self._duplicates(encoding, exclude=excluded)
         result.stages["duplicates"] = StageRecord(output={"threshold": self.thresholds.duplicate_face,
-                                                          "matches": hits})
+                                                          "matches": hits, "excluded_person_id": excluded})
         if hits:
             result.scores["duplicate_distance"] = hits[0]["distance"]
             result.add_reason("duplicate_identity", "duplicates", REASONS["duplicate_identity"])

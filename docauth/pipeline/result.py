@@ -92,6 +92,7 @@ class CheckResult:
     fields: dict[str, Any] = field(default_factory=dict)  # what the document says (MRZ over printed)
     person_id: str | None = None
     claimed: bool = False  # claimed fields given instead of an enrolled person
+    claimed_person_id: int | None = None  # the enrolled person the claimed fields name (external_ref/person_id)
     models: dict[str, Any] = field(default_factory=dict)
 
     def add_reason(self, code: str, stage: str, message: str) -> None:
@@ -121,6 +122,7 @@ class CheckResult:
             "fields": jsonable(self.fields),
             "person_id": self.person_id,
             "claimed": self.claimed,
+            "claimed_person_id": self.claimed_person_id,
             "scores": jsonable(self.scores),
             "stages": {name: rec.export() for name, rec in self.stages.items()},
             "timings_ms": jsonable(self.timings_ms),
