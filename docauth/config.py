@@ -82,6 +82,7 @@ class Settings:
     reject_reasons: Comma-separated reason codes that reject instead of review; empty: the policy's default.
     rate_limit_per_minute: Requests per minute per API key, in each worker.
     store_uploads: Keep each uploaded image under ``data_dir/uploads`` (off: images are never stored).
+    check_retention_days: Days a check's result (no images) stays readable at ``GET /v1/checks/{id}``; 0: not kept.
     face_process: Realtime mode: run the face stage in a child process beside OCR (~150 MB per worker).
     max_inflight_checks: Checks one worker runs at once; beyond, requests get 503 with Retry-After.
     log_level: Logging level (``DEBUG``, ``INFO``, ``WARNING``, ``ERROR``).
@@ -128,6 +129,8 @@ class Settings:
     # service
     rate_limit_per_minute: int = 600
     store_uploads: bool = False
+    # A check's result holds the document's fields: kept only this long (and erased with the person).
+    check_retention_days: float = 30.0
     # realtime mode: the face stage (dlib) in a child process, so the portrait search and OCR truly run side
     # by side (dlib's encoder holds the GIL); one child per worker, ~150 MB
     face_process: bool = True
@@ -158,6 +161,8 @@ class Settings:
             raise ConfigError(f"mode must be 'realtime' or 'throughput', not {settings.mode!r}")
         if settings.classifier_rotations not in (1, 2, 4):
             raise ConfigError(f"classifier_rotations must be 1, 2 or 4, not {settings.classifier_rotations!r}")
+        if not settings.check_retention_days >= 0:
+            raise ConfigError(f"check_retention_days must be 0 or more, not {settings.check_retention_days!r}")
         if settings.tesseract not in TESSERACT_ENGINES:
             raise ConfigError(f"tesseract must be one of {', '.join(TESSERACT_ENGINES)}, not {settings.tesseract!r}")
         return settings

@@ -44,15 +44,15 @@ def _all_text(store: Store) -> str:
     """Every value in every table, as one string (to prove what is *not* stored)."""
     chunks = []
     with store.engine.connect() as conn:
-        for table in ("persons", "face_templates", "checks", "api_keys"):
+        for table in ("persons", "face_templates", "checks", "check_results", "api_keys"):
             for row in conn.execute(text(f"SELECT * FROM {table}")):
                 chunks.append(repr(tuple(row)))
     return "\n".join(chunks)
 
 
 def test_upgrade_is_idempotent_and_reaches_head(store):
-    assert store.current_revision() == Store.head_revision() == "0001"
-    assert store.upgrade() == "0001"  # second run: nothing to do
+    assert store.current_revision() == Store.head_revision() == "0002"
+    assert store.upgrade() == "0002"  # second run: nothing to do
 
 
 def test_models_match_the_migrations_and_downgrade_works(store):
@@ -71,7 +71,7 @@ def test_models_match_the_migrations_and_downgrade_works(store):
         cfg.attributes["connection"] = conn
         command.downgrade(cfg, "base")
     assert set(inspect(store.engine).get_table_names()) <= {"alembic_version"}
-    assert store.upgrade() == "0001"
+    assert store.upgrade() == "0002"
     assert {"persons", "face_templates", "checks", "api_keys"} <= set(inspect(store.engine).get_table_names())
 
 
@@ -195,7 +195,8 @@ def test_erasure_removes_personal_data_and_keeps_a_pseudonymous_audit(store):
 
     report = store.delete_person(person.id)
 
-    assert report.export() == {"person_id": person.id, "face_templates_deleted": 2, "checks_pseudonymised": 2}
+    assert report.export() == {"person_id": person.id, "face_templates_deleted": 2, "checks_pseudonymised": 2,
+                               "check_results_deleted": 0}
     with pytest.raises(NotFound):
         store.get_person(person.id)
     assert [t.person_id for t in store.face_templates()] == [keep.id]
@@ -289,7 +290,7 @@ def test_concurrent_upgrades_at_start_up_are_safe(backend, tmp_path, request):
         t.start()
     for t in threads:
         t.join()
-    assert errors == [] and results == ["0001"] * 3
+    assert errors == [] and results == ["0002"] * 3
     for s in stores:
         s.close()
 

@@ -11,7 +11,7 @@ failures become :class:`docauth.errors.Unavailable` (server unreachable,
 schema missing), :class:`~docauth.errors.Conflict` (a unique value taken) or
 :class:`~docauth.errors.NotFound`; SQLAlchemy exceptions do not escape.
 
-Erasure (``delete_person``) deletes the person row and their face templates;
+Erasure (``delete_person``) deletes the person row, their face templates and kept check results;
 audit records keep only ``subject_pseudonym``, a random token that lived in
 the person row and is gone with it (see docs/matching.md).
 """
@@ -35,7 +35,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session
 
 from docauth.errors import ConfigError, Conflict, InputError, NotFound, Unavailable
-from docauth.store.models import ApiKeyRow, CheckRow, FaceTemplateRow, PersonRow, utcnow
+from docauth.store.models import ApiKeyRow, CheckResultRow, CheckRow, FaceTemplateRow, PersonRow, utcnow
 from docauth.store.newfile import build_whole, folder_lock, pending_file
 from docauth.store.records import (
     PERSON_FIELDS,
@@ -458,6 +458,7 @@ class Store:
                 raise NotFound(f"no person with id {person_id}")
             # explicit, not only ON DELETE: the erasure must not depend on FK enforcement
             templates = session.execute(delete(FaceTemplateRow).where(FaceTemplateRow.person_id == row.id))
+            results = session.execute(delete(CheckResultRow).where(CheckResultRow.person_id == row.id))
             checks = session.execute(
                 update(CheckRow)
                 .where(CheckRow.person_id == row.id)
@@ -468,6 +469,7 @@ class Store:
                 person_id=int(person_id),
                 face_templates_deleted=int(templates.rowcount or 0),
                 checks_pseudonymised=int(checks.rowcount or 0),
+                check_results_deleted=int(results.rowcount or 0),
             )
 
     @staticmethod
@@ -554,24 +556,7 @@ class Store:
         scores_json = _audit_json("scores", scores)
         reasons_json = _audit_json("reasons", reasons)
         with self._transaction() as session:
-            pseudonym = None
-            if person_id is not None:
-                person = session.get(PersonRow, int(person_id))
-                if person is None:
-                    raise NotFound(f"no person with id {person_id}")
-                pseudonym = person.pseudonym
-            row = CheckRow(
-                created_at=utcnow(),
-                person_id=None if person_id is None else int(person_id),
-                subject_pseudonym=pseudonym,
-                verdict=verdict,
-                channel=channel,
-                scores=scores_json,
-                reasons=reasons_json,
-            )
-            session.add(row)
-            session.flush()
-            return _check_record(row)
+            return _check_record(add_check_row(session, verdict, scores_json, reasons_json, person_id, channel))
 
     def list_checks(
         self,
@@ -635,6 +620,21 @@ class Store:
 
 
 # --- helpers ---------------------------------------------------------------
+def add_check_row(session: Session, verdict: str, scores: dict, reasons: dict, person_id, channel) -> CheckRow:
+    """Insert one audit row in the caller's transaction (also used by :mod:`docauth.store.checks`)."""
+    pseudonym = None
+    if person_id is not None:
+        person = session.get(PersonRow, int(person_id))
+        if person is None:
+            raise NotFound(f"no person with id {person_id}")
+        pseudonym = person.pseudonym
+    row = CheckRow(created_at=utcnow(), person_id=None if person_id is None else int(person_id),
+                   subject_pseudonym=pseudonym, verdict=verdict, channel=channel, scores=scores, reasons=reasons)
+    session.add(row)
+    session.flush()
+    return row
+
+
 def _sqlite_on_connect(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")

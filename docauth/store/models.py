@@ -70,6 +70,18 @@ class CheckRow(Base):
     reasons: Mapped[dict] = mapped_column(JSON, default=dict)
 
 
+class CheckResultRow(Base):
+    """A check's exported result (fields, scores, stages; never images), until ``expires_at``."""
+
+    __tablename__ = "check_results"
+
+    check_id: Mapped[int] = mapped_column(ForeignKey("checks.id", ondelete="CASCADE"), primary_key=True)
+    person_id: Mapped[int | None] = mapped_column(ForeignKey("persons.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), index=True)
+    result: Mapped[dict] = mapped_column(JSON)
+
+
 class ApiKeyRow(Base):
     __tablename__ = "api_keys"
     __table_args__ = {"sqlite_autoincrement": True}  # ids are never reused

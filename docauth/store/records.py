@@ -129,10 +129,12 @@ class ErasureReport:
     person_id: int
     face_templates_deleted: int
     checks_pseudonymised: int
+    check_results_deleted: int = 0
 
     def export(self) -> dict:
         return {
             "person_id": self.person_id,
             "face_templates_deleted": self.face_templates_deleted,
             "checks_pseudonymised": self.checks_pseudonymised,
+            "check_results_deleted": self.check_results_deleted,
         }
