@@ -75,7 +75,6 @@ train = lazy_group(
     {
         "classifiers": ("docauth.classifiers.cli:train_classifiers", "Train the document and side classifiers."),
         "mrz": ("docauth.ocr.cli:train_mrz", "Train the MRZ line recogniser."),
-        "viz": ("docauth.ocr.cli:train_viz", "Train the printed-field recogniser."),
         "outline": ("docauth.ocr.cli:train_outline", "Train the document outline (localisation) model."),
     },
 )

@@ -292,7 +292,8 @@ def _models_copy(tmp_path: Path) -> Path:
     return models
 
 
-@pytest.mark.parametrize("fault", ["corrupt_onnx", "corrupt_viz_lines_keras", "no_checksums", "unrecorded_onnx"])
+@pytest.mark.parametrize("fault", ["corrupt_onnx", "corrupt_reader_keras", "corrupt_text_recognizer_onnx",
+                                   "no_checksums", "unrecorded_onnx"])
 def test_model_file_not_matching_its_checksum_stops_serve_naming_it(tmp_path, fault):
     models = _models_copy(tmp_path)
     if fault == "corrupt_onnx":
@@ -300,10 +301,9 @@ def test_model_file_not_matching_its_checksum_stops_serve_naming_it(tmp_path, fa
         if not (models / name).is_file():
             pytest.skip("no shipped document.onnx")
         _random_block(models / name)
-    elif fault == "corrupt_viz_lines_keras":
-        name = "viz_lines.keras"
-        if not (models / name).is_file():
-            pytest.skip("no shipped viz_lines model")
+    elif fault in ("corrupt_reader_keras", "corrupt_text_recognizer_onnx"):
+        # models the OCR stage loads after the classifiers (the MRZ recogniser; the ONNX-only text recogniser)
+        name = "mrz_lines.keras" if fault == "corrupt_reader_keras" else "text_recognizer.onnx"
         _random_block(models / name)
     elif fault == "no_checksums":
         name = "side.json"

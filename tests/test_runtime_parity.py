@@ -177,7 +177,7 @@ def test_missing_model_is_a_model_error(tmp_path):
         load_model("nothing", models_dir=tmp_path, backend="onnxruntime")
 
 
-SHIPPED = [n for n in ("document", "side", "mrz_lines", "outline", "viz_lines")
+SHIPPED = [n for n in ("document", "side", "mrz_lines", "outline")
            if model_paths(n).keras.is_file() and model_paths(n).onnx.is_file() and model_paths(n).metadata.is_file()]
 
 

@@ -166,7 +166,7 @@ V1_LABEL_DIGESTS = {
 
 def _label_digest(label: dict) -> str:
     # value_boxes (where the printed values were drawn) was added later, an annotation that draws nothing at
-    # random: the rest of the label must stay as it was (tests/test_ocr_vizlines.py checks the boxes)
+    # random: the rest of the label must stay as it was
     pinned = {k: v for k, v in label.items() if k != "value_boxes"}
     return hashlib.sha256(json.dumps(pinned, sort_keys=True).encode()).hexdigest()[:16]
 

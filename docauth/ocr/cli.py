@@ -76,33 +76,6 @@ def train_mrz(out_dir, blocks, captures, epochs, batch_size, seed, cache, init, 
     click.echo(json.dumps(meta["metrics"]))
 
 
-@click.command("viz")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where to write viz_lines.keras/.json (default: the models directory).")
-@click.option("--captures", default=4000, show_default=True,
-              help="Synthetic card captures (TRAIN seeds) whose printed values are cut for training.")
-@click.option("--val-captures", default=300, show_default=True, help="Held-out captures (VALIDATION seeds).")
-@click.option("--seed", default=9400, show_default=True, help="Seed of the training order and degradations.")
-@click.option("--init", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
-              help="Start from this .keras model where its layers fit (e.g. models/mrz_lines.keras).")
-@_ctc_training_options("crops", epochs=5)
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Processes cutting the crops.")
-def train_viz(out_dir, captures, val_captures, epochs, batch_size, seed, cache, init, learning_rate,
-              degraded_share, workers):
-    """Train the printed-field recogniser (CTC) on the values printed on synthetic card captures."""
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    from docauth.config import default_models_dir
-    from docauth.ocr.vizlines import train
-    from docauth.progress import Progress
-
-    with Progress(description="training", unit="it") as bar:
-        meta = train(out_dir or default_models_dir(), captures=captures, val_captures=val_captures, epochs=epochs,
-                     seed=seed, cache=cache, init=init, batch_size=batch_size, augment_share=degraded_share,
-                     learning_rate=learning_rate, workers=workers, log=bar.follow)
-    click.echo(json.dumps(meta["metrics"]))
-
-
 @click.command("outline")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where to write outline.keras/.json (default: the models directory).")

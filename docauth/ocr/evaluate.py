@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from docauth.ocr.viz import _norm_name, _strip_accents
+from docauth.ocr.printed.compare import name_key, strip_accents
 
 EVAL_FIELDS = ("surname", "given_names", "date_of_birth", "document_number", "expiry_date", "nationality", "sex")
 
@@ -117,8 +117,8 @@ def field_equal(name: str, got, truth) -> bool:
     if got in (None, ""):
         return False
     if name in ("surname", "given_names"):
-        return (_norm_name(str(got)) == _norm_name(str(truth))
-                or _norm_name(_strip_accents(str(got))) == _norm_name(_strip_accents(str(truth))))
+        return (name_key(str(got)) == name_key(str(truth))
+                or name_key(strip_accents(str(got))) == name_key(strip_accents(str(truth))))
     return str(got).strip().upper() == str(truth).strip().upper()
 
 

@@ -512,7 +512,7 @@ def confirm_in_print(result: MRZResult, printed_words, *, today: date | None = N
     keeps the MRZ from being valid. The visual zone prints the same names: a name word whose read, or exactly
     one variant over the recogniser's own top candidates at its uncertain letters, is a word printed on the
     page is taken as confirmed (corrections name the reason ``printed name``). ``printed_words``: the page's
-    words, upper case, MRZ-transliterated (see :func:`docauth.ocr.viz.printed_name_words`).
+    words, upper case, MRZ-transliterated (see :func:`docauth.ocr.printed.compare.printed_name_words`).
 
     >>> lines = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B<<<<<10"]
     >>> alts = [[[(c, 1.0)] for c in line] for line in lines]

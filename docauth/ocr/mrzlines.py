@@ -141,8 +141,7 @@ def build_model(width: int = LINE_W, labels: list = LABELS, name: str = MODEL_NA
     the dilations of those residual mixing layers, each frame sees about four glyphs,
     enough to tell '<<' from 'K' and a line's end from its middle; each further
     doubling adds reach and ~5 M multiply-adds, :data:`MRZ_CONTEXT`). ``width``/``labels``/``name``: the
-    same network for other single lines of print (:mod:`docauth.ocr.vizlines`);
-    one frame per 4 columns.
+    same network for other single lines of print; one frame per 4 columns.
     """
     import keras
     from keras import layers

@@ -42,6 +42,8 @@ TD1_ONLY_MIN_ASPECT = 1.5
 # (names, which have none, are taken from any MRZ with its structure: see DocumentReader.postprocess).
 CERTAIN_ON_THEIR_OWN = frozenset({"document_number", "date_of_birth", "expiry_date"})
 NAME_FIELDS = ("surname", "given_names")
+TD1_ASPECT = 85.6 / 54.0  # ICAO 9303 part 5
+ONE_CARD_ASPECT_SLACK = 0.2
 FIELD_NAMES = ("surname", "given_names", "nationality", "sex", "date_of_birth", "document_number", "expiry_date")
 LINE_MODEL = MODEL_NAME
 # A page without an MRZ whose printed read gave this many of its five fields or fewer is read again (on the whole
@@ -463,7 +465,7 @@ class DocumentReader:
             on_rectified(upright)
         mrz = read.result if read is not None else None
         printed = None
-        if self.printed is not None and not _prints_nothing_more(mrz):
+        if self.printed is not None and not _prints_nothing_more(mrz, side, upright.shape):
             t = time.perf_counter()
             printed = self.printed(upright, mrz_top=_mrz_top(mrz), mrz_fields=_zone_fields(mrz))
             timings["viz_ms"] = (time.perf_counter() - t) * 1000
@@ -477,7 +479,7 @@ class DocumentReader:
                 timings["viz_whole_frame_ms"] = (time.perf_counter() - t) * 1000
             if mrz is not None and not mrz.valid and printed.lines:
                 from docauth.ocr.mrz import confirm_in_print
-                from docauth.ocr.viz import printed_name_words
+                from docauth.ocr.printed.compare import printed_name_words
 
                 # The page prints the names and codes the MRZ's unsure letters may spell (no check digit covers them).
                 mrz = confirm_in_print(mrz, printed_name_words(printed.lines))
@@ -545,7 +547,7 @@ class DocumentReader:
         (None), and ``unsure`` says a printed value was read but not surely enough to compare.
         """
         from docauth.ocr.printed.assign import surely_differs
-        from docauth.ocr.viz import compare_field
+        from docauth.ocr.printed.compare import compare_field
 
         mrz_fields = mrz.fields if mrz is not None and mrz.type else {}
         reads = printed.fields if printed is not None else {}
@@ -673,7 +675,7 @@ def _orient_by_text(gray: np.ndarray, engine=None, *, landscape: bool | None = N
 
     from docauth.ocr.locate import rotate_quarter
     from docauth.ocr.mrzread import find_text_lines
-    from docauth.ocr.viz import text_boxes
+    from docauth.ocr.textboxes import text_boxes
 
     s = min(1.0, 800 / max(gray.shape))
     small = cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else gray
@@ -698,7 +700,7 @@ def _orient_by_text(gray: np.ndarray, engine=None, *, landscape: bool | None = N
 
 def _label_value_votes(boxes) -> tuple[int, int]:
     """(upright, upside-down) votes from small-label-over-large-value pairs."""
-    from docauth.ocr.viz import label_above
+    from docauth.ocr.textboxes import label_above
 
     if len(boxes) < 4:
         return 0, 0
@@ -759,10 +761,23 @@ def _levelled(rgb: np.ndarray) -> np.ndarray:
     return cv2.warpAffine(rgb, turn, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def _prints_nothing_more(mrz: MRZResult | None) -> bool:
-    """A TD1 zone is on a card's back, which prints none of the fields the zone does not already carry (the
-    card's front, with the printed fields, is read as a photo of its own)."""
-    return mrz is not None and mrz.type == "TD1" and bool(getattr(mrz, "structure_ok", False))
+def _prints_nothing_more(mrz: MRZResult | None, side: str | None, page_shape) -> bool:
+    """Is the page one card's back? A TD1 zone is on the back (unless the side model saw a front), which prints
+    none of the fields the zone does not already carry; but a page in other proportions than one card holds
+    more (both sides of the card scanned on one sheet), and is read.
+
+    >>> from docauth.ocr.mrz import parse_mrz
+    >>> back = parse_mrz(["I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6",
+    ...                   "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"])
+    >>> _prints_nothing_more(back, "back", (540, 856, 3)), _prints_nothing_more(back, "back", (1080, 856, 3))
+    (True, False)
+    >>> _prints_nothing_more(back, "front", (540, 856, 3))
+    False
+    """
+    if side == "front" or mrz is None or mrz.type != "TD1" or not getattr(mrz, "structure_ok", False):
+        return False
+    height, width = page_shape[:2]
+    return abs(max(height, width) / max(1, min(height, width)) - TD1_ASPECT) < ONE_CARD_ASPECT_SLACK
 
 
 def _zone_fields(mrz: MRZResult | None) -> dict:

@@ -12,7 +12,7 @@ zone value among all the lines, so a field whose caption was misread is still fo
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from docauth.ocr.printed.dates import all_dates, find_date, same_day
@@ -134,6 +134,7 @@ def assign_by_captions(lines: list[PrintedLine], today: date | None = None) -> d
     out: dict[str, FieldRead] = {}
     used: set[int] = set()
     captions = [c for c in lines if c.label is not None and c.label.field in FIELDS]
+    _given_names_by_order(captions)
     captions.sort(key=lambda c: -c.label.score)
     for caption in captions:
         name = caption.label.field
@@ -150,8 +151,28 @@ def assign_by_captions(lines: list[PrintedLine], today: date | None = None) -> d
     return out
 
 
+# Keywords that name the surname on some documents and the given names on others ("Name" under "Surname").
+AMBIGUOUS_NAME_CAPTIONS = ("name", "nom", "naam", "nume", "nome")
+
+
+def _given_names_by_order(captions: list[PrintedLine]) -> None:
+    """A bare "Name" caption below another surname caption is the given names' (the surname came first)."""
+    surnames = [c for c in captions if c.label.field == "surname"]
+    for caption in surnames:
+        if caption.label.keyword in AMBIGUOUS_NAME_CAPTIONS and any(
+                other.y0 < caption.y0 and other is not caption for other in surnames):
+            caption.label = replace(caption.label, field="given_names")
+
+
 def _value_for(caption: PrintedLine, lines: list[PrintedLine], used: set[int], name: str,
                today: date | None) -> tuple[FieldRead, int | None] | None:
+    sure_caption = caption.label.score >= SURE_CAPTION
+    if caption.label.value_text:  # printed on the caption's own line
+        value = parse_value(name, caption.label.value_text, today)
+        if value is not None:
+            sure = sure_caption and caption.confidence >= SURE_VALUE
+            return (FieldRead(value, caption.label.value_text, caption.confidence, "label", sure, caption.box,
+                              _glyphs(caption)), None)
     options = []
     for i, line in enumerate(lines):
         if line is caption or i in used or line.label is not None:
@@ -163,14 +184,8 @@ def _value_for(caption: PrintedLine, lines: list[PrintedLine], used: set[int], n
         value = parse_value(name, lines[i].text, today)
         if value is not None:
             line = lines[i]
-            sure = caption.label.score >= SURE_CAPTION and line.confidence >= SURE_VALUE
+            sure = sure_caption and line.confidence >= SURE_VALUE
             return FieldRead(value, line.text, line.confidence, "label", sure, line.box, _glyphs(line)), i
-    if caption.label.value_text:
-        value = parse_value(name, caption.label.value_text, today)
-        if value is not None:
-            sure = caption.label.score >= SURE_CAPTION and caption.confidence >= SURE_VALUE
-            return (FieldRead(value, caption.label.value_text, caption.confidence, "label", sure, caption.box,
-                              _glyphs(caption)), None)
     return None
 
 
@@ -207,9 +222,8 @@ def surely_differs(name: str, read: FieldRead, mrz_value: str) -> bool:
     if not read.sure:
         return False
     glyphs = [(c, p) for c, p in read.glyphs if c.isalnum()]
-    if name in DATE_KINDS:
-        digits = [p for c, p in glyphs if c.isdigit()]
-        return bool(digits) and min(digits) >= SURE_GLYPH
+    if name in DATE_KINDS:  # every digit and month letter of the date's line
+        return bool(glyphs) and min(p for _, p in glyphs) >= SURE_GLYPH
     printed = "".join(_plain_letter(c) for c, _ in glyphs)
     wanted = re.sub(r"[^A-Z0-9]", "", _plain_text(mrz_value))
     confidences = [p for _, p in glyphs]
@@ -302,7 +316,10 @@ def find_in_print(name: str, mrz_value: str, lines: list[PrintedLine], today: da
         for line in lines:
             for printed in all_dates(line.text):
                 if same_day(mrz_value, printed):
-                    return FieldRead(mrz_value, line.text, line.confidence, "mrz", True, line.box, _glyphs(line))
+                    day, month, year, four = printed
+                    # The zone gives the year in two digits; a printed four-digit year settles the century.
+                    value = date(year, month, day).isoformat() if four else mrz_value
+                    return FieldRead(value, line.text, line.confidence, "mrz", True, line.box, _glyphs(line))
         return None
     if name == "document_number":
         wanted = re.sub(r"[^A-Z0-9]", "", mrz_value.upper()).translate(_NUMBER_FOLD)

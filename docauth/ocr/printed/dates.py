@@ -137,9 +137,9 @@ def _to_iso(m: re.Match, order: str, kind: str, today: date | None) -> str | Non
     return full.isoformat() if full else None
 
 
-def same_day(iso: str, printed: tuple[int, int, int, bool]) -> bool:
-    """Does a printed date (as :func:`all_dates` gives it) name the day ``iso``? Two-digit years match any
-    century."""
-    year, month, day = (int(v) for v in iso.split("-"))
-    p_day, p_month, p_year, four = printed
-    return p_day == day and p_month == month and (p_year == year if four else p_year == year % 100)
+def same_day(zone_iso: str, printed: tuple[int, int, int, bool]) -> bool:
+    """Does a printed date (as :func:`all_dates` gives it) name the day an MRZ gives as ``zone_iso``? The zone
+    states two digits of the year, so the century is not compared."""
+    year, month, day = (int(v) for v in zone_iso.split("-"))
+    p_day, p_month, p_year, _ = printed
+    return p_day == day and p_month == month and p_year % 100 == year % 100

@@ -12,8 +12,10 @@ whole word, since they are also parts of names and of other captions. The longes
 ('date_of_birth', None)
 >>> label_field("Serijska stevilka/Serial number").field, label_field("SPECIMEN") is None
 ('document_number', True)
->>> label_field("Datum rojstva/Date of birth 28.06.1985").value_text
-'28.06.1985'
+>>> label_field("Datum rojstva/Date of birth 28.06.1985").value_text, label_field("Surname IVANOVA").value_text
+('28.06.1985', 'IVANOVA')
+>>> label_field("Father's name GEORGIEVA").field is None
+True
 >>> label_field("Vorname(n) Prenom(s) Nome(i) Prenum(s) Given name(s)").field
 'given_names'
 """
@@ -61,7 +63,9 @@ KEYWORDS: tuple[tuple[str | None, tuple[str, ...]], ...] = (
             "personal no", "personal number", "personal code", "pin", "emso", "codice fiscale",
             "card access number", "tax number",
             "type", "typ", "tipo", "code", "kode", "codigo", "country code", "signature", "firma",
-            "unterschrift", "holder s signature", "residence", "address", "adresse", "domicile")),
+            "unterschrift", "holder s signature", "residence", "address", "adresse", "domicile",
+            "father s name", "mother s name", "fathers name", "mothers name", "name at birth", "birth name",
+            "geburtsname", "nom de naissance")),
     ("document_number", ("document no", "document number", "passport no", "passport number", "card no",
                          "card number", "serial number", "no of document", "document nr", "pass nr",
                          "passnummer", "ausweisnummer", "dokumentnummer", "documentnummer", "numero de documento",
@@ -128,7 +132,7 @@ def label_field(text: str) -> LabelMatch | None:
     field, keyword, glued, score = best
     if covered < len(letters) / 3 and not _caption_punctuation(text):
         return None
-    return LabelMatch(field, keyword, score, _value_after(text))
+    return LabelMatch(field, keyword, score, _value_after(text, field))
 
 
 def _caption_punctuation(text: str) -> bool:
@@ -136,8 +140,30 @@ def _caption_punctuation(text: str) -> bool:
     return bool(re.search(r"/|^\s*\d{1,2}\s*[.)]|:", text))
 
 
-def _value_after(text: str) -> str:
-    """The value printed on the caption's own line: the tail after the last caption word, when it holds a
-    digit (a date or a number printed beside its caption)."""
-    match = re.search(r"[A-Za-z)]\s*[:.]?\s+([0-9][0-9A-Za-z .,/\-]*)$", text.strip())
-    return match.group(1).strip() if match else ""
+def _value_after(text: str, field: str | None) -> str:
+    """The value printed on the caption's own line ("Surname IVANOVA", "Date of birth 01.08.1995"): the words
+    after the longest run of words that is a caption by itself, when they are no caption."""
+    words = text.split()
+    for cut in range(len(words) - 1, 0, -1):
+        head, tail = " ".join(words[:cut]), " ".join(words[cut:])
+        if not re.search(r"[A-Za-z0-9]", tail) or _is_caption_alone(tail):
+            continue
+        if _is_caption_alone(head) and (field in ("date_of_birth", "expiry_date", "document_number")
+                                        and re.search(r"\d", tail) or tail.isupper()):
+            return tail.strip(" :.")
+    return ""
+
+
+def _is_caption_alone(text: str) -> bool:
+    from rapidfuzz import fuzz
+
+    letters = fold(text).replace(" ", "")
+    if len(letters) < 3:
+        return False
+    for _, keyword, glued in _KEYWORDS:
+        if len(glued) <= SHORT_KEYWORD:
+            if keyword in fold(text).split():
+                return True
+        elif len(glued) <= len(letters) + 1 and fuzz.ratio(glued, letters[-len(glued):]) >= FUZZY_SCORE:
+            return True
+    return False

@@ -26,6 +26,9 @@ from docauth.ocr.printed.recognition import RECOGNIZER_MODEL, TextRecognizer
 
 CROP_MARGIN = 0.12  # of the line's height, around each cut: the detector's box hugs the glyphs
 MIN_LINE_ASPECT = 1.2  # width over height (margins included) of the narrowest line read: three glyphs
+GLYPH_WIDTH = 0.55  # a glyph's width over its detected line's height (margins included), upper and lower case
+CAPTION_GLYPHS = 18
+READ_CHUNK = 4  # lines recognised at a time while looking for the MRZ's values
 VALUE_HEIGHT = 0.8  # of the taller lines' height (75th percentile): a line this tall may hold a value
 
 
@@ -70,25 +73,36 @@ class PrintedReader:
         boxes = self.preprocess(self.detector(page), page.shape, mrz_top)
         timings["detect_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
-        wanted = [name for name in FIELDS if mrz_fields.get(name)]
+        values, captions = value_sized(boxes)
+        wanted = {name: mrz_fields[name] for name in FIELDS if mrz_fields.get(name)}
         if wanted:
-            # The cheapest read that can confirm the MRZ: the value-sized lines first; the captions only for
-            # a field whose value was not found among them.
-            first, rest = value_sized(boxes)
-            lines = self._read(page, first)
-            fields = self.postprocess(lines, mrz_fields, today)
-            if rest and any(fields.get(name) is None or fields[name].how != "mrz" for name in wanted):
-                lines = sorted(lines + self._read(page, rest), key=lambda line: (line.y0, line.x0))
+            # The cheapest read that can confirm the MRZ: value-sized lines, those whose length best fits one
+            # of its values first, a few at a time until each value is found; the rest (captions included)
+            # only for a field whose value was not found among them.
+            first = sorted((b for b in values if fit(b, wanted) is not None), key=lambda b: fit(b, wanted))
+            lines: list[PrintedLine] = []
+            fields: dict = {}
+            for start in range(0, len(first), READ_CHUNK):
+                lines += self._read(page, first[start:start + READ_CHUNK])
+                fields = self.postprocess(lines, mrz_fields, today)
+                if all(name in fields and fields[name].how == "mrz" for name in wanted):
+                    break
+            else:
+                rest = [b for b in boxes if b not in first]
+                lines = sorted(lines + self._read(page, rest, captions), key=lambda line: (line.y0, line.x0))
                 fields = self.postprocess(lines, mrz_fields, today)
         else:
-            lines = self._read(page, boxes)
+            lines = sorted(self._read(page, values) + self._read(page, captions, captions),
+                           key=lambda line: (line.y0, line.x0))
             fields = self.postprocess(lines, mrz_fields, today)
         timings["recognise_ms"] = (time.perf_counter() - t) * 1000
         timings["lines"] = len(lines)
         return PrintedRead(fields, lines, timings)
 
-    def _read(self, page: np.ndarray, boxes: list[TextBox]) -> list[PrintedLine]:
-        reads = self.recognizer([cut(page, b) for b in boxes])
+    def _read(self, page: np.ndarray, boxes: list[TextBox], captions=()) -> list[PrintedLine]:
+        """The lines' text; a long caption-sized line is read by its end alone (``caption_tail``)."""
+        captions = set(captions)
+        reads = self.recognizer([cut(page, caption_tail(b) if b in captions else b) for b in boxes])
         return with_labels([PrintedLine(r.text, b.x0, b.y0, b.x1, b.y1, r.confidence, r.glyph_confidences)
                             for b, r in zip(boxes, reads) if r.text])
 
@@ -118,6 +132,37 @@ def value_sized(boxes: list[TextBox]) -> tuple[list[TextBox], list[TextBox]]:
         return boxes, []
     tall = VALUE_HEIGHT * float(np.percentile([b.height for b in boxes], 75))
     return [b for b in boxes if b.height >= tall], [b for b in boxes if b.height < tall]
+
+
+def glyphs_in(box: TextBox) -> float:
+    """About how many glyphs a line of this size holds."""
+    return box.width / (GLYPH_WIDTH * max(box.height, 1.0))
+
+
+def fit(box: TextBox, values: dict[str, str]) -> float | None:
+    """How well the line's length fits the likeliest of ``values`` (field -> the MRZ's value): 0 for a line
+    of just that many glyphs, larger the further off; None when it could print none of them."""
+    n = glyphs_in(box)
+    best = None
+    for name, value in values.items():
+        if name in ("date_of_birth", "expiry_date"):
+            low, expected, high = 5, 11, 20  # 010195, 01.01.1995, "01 JAN/JANV 1995"
+        else:
+            expected = len(value)
+            low, high = max(2.0, 0.5 * expected), 1.8 * expected + 4
+        if low <= n <= high:
+            off = abs(np.log(n / expected))
+            best = off if best is None else min(best, off)
+    return best
+
+
+def caption_tail(box: TextBox) -> TextBox:
+    """The last ``CAPTION_GLYPHS`` glyphs of a caption-sized line: a multilingual caption names its field in
+    each language, so its end alone says which field it is."""
+    width = CAPTION_GLYPHS * GLYPH_WIDTH * box.height
+    if box.width <= width:
+        return box
+    return TextBox(box.x1 - width, box.y0, box.x1, box.y1, box.score)
 
 
 def cut(page: np.ndarray, box: TextBox) -> np.ndarray:

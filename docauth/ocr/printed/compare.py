@@ -1,0 +1,77 @@
+"""Printed values against the MRZ's: the same name, number or date, as OCR reads them.
+
+>>> compare_field("surname", "MÜLLER", "MUELLER"), compare_field("date_of_birth", "1974-08-12", "1974-08-12")
+(True, True)
+>>> compare_field("document_number", "1D9875401", "ID9875401"), compare_field("document_number", "1D98", "1D99")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from docauth.ocr.mrz import transliterate
+
+
+def strip_accents(s: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.combining(c))
+
+
+def name_key(s: str | None) -> str:
+    """A name as an MRZ spells it: ICAO-transliterated upper-case letters, words apart."""
+    from docauth.ocr.mrz import _clean
+
+    if not s:
+        return ""
+    return _clean(transliterate(s))
+
+
+def compare_field(name: str, printed: str | None, mrz: str | None) -> bool | None:
+    """Does the printed value agree with the MRZ one? None when either is missing."""
+    if not printed or not mrz:
+        return None
+    if name in ("surname", "given_names"):
+        v, m = name_key(printed), name_key(mrz)
+        # The MRZ truncates long names; a printed name that starts with it agrees.
+        return v == m or (len(m) >= 10 and v.startswith(m))
+    if name == "document_number":  # a printed number is read with I/O/Q as digits; some issuers use them
+        return printed_document_number(printed) == printed_document_number(mrz)
+    return printed.strip().upper() == mrz.strip().upper()
+
+
+_NAME_DIGITS = str.maketrans("0158", "OISB")  # what OCR reads for letters in a name
+# Document numbers as printed are read with I/O/Q where the issuer printed 1/0 (and some issuers do print the
+# letters): compared, both sides fold them to the digits.
+_DOCUMENT_NUMBER_DIGITS = str.maketrans("OQI", "001")
+# Symbols OCR reads for the letter or digit they resemble.
+_SYMBOL_LOOKALIKES = str.maketrans({"$": "S", "&": "8", "¥": "Y", "€": "E", "£": "E", "§": "S"})
+
+
+def printed_document_number(text: str) -> str | None:
+    """A document number as printed, without separators, I/O/Q read as the digits they stand for.
+
+    >>> printed_document_number("MOMSLFB2E"), printed_document_number("lyWO5-VGHZ"), printed_document_number("--")
+    ('M0MSLFB2E', 'LYW05VGHZ', None)
+    >>> printed_document_number("$Z2954432"), printed_document_number("3WKN&XABR")
+    ('SZ2954432', '3WKN8XABR')
+    """
+    text = text.upper().translate(_SYMBOL_LOOKALIKES)
+    return re.sub(r"[^A-Z0-9]", "", text).translate(_DOCUMENT_NUMBER_DIGITS) or None
+
+
+def printed_name_words(lines) -> set[str]:
+    """Every word printed on the page as an MRZ would spell it (upper case, transliterated; OCR's digits in
+    names read as the letters they stand for), for :func:`docauth.ocr.mrz.confirm_in_print`. ``lines``:
+    anything with a ``text``.
+
+    >>> from docauth.ocr.printed.assign import PrintedLine
+    >>> sorted(printed_name_words([PrintedLine("Surname MÜLLER", 0, 0, 1, 1, 0.9), PrintedLine("C0LLINS", 0, 2, 1, 3, 0.8)]))
+    ['COLLINS', 'MUELLER', 'MULLER', 'SURNAME']
+    """
+    words: set[str] = set()
+    for line in lines:
+        text = line.text.upper().translate(_NAME_DIGITS)
+        for spelling in (transliterate(text), strip_accents(text)):
+            words.update(re.findall(r"[A-Z]+", spelling))
+    return words
