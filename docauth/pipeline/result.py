@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from docauth.pipeline.scores import normalise
+
 ACCEPT, REVIEW, REJECT = "accept", "review", "reject"
 
 
@@ -114,6 +116,12 @@ class CheckResult:
         finally:
             self.timings_ms[stage] = round((time.perf_counter() - start) * 1000.0, 2)
 
+    def _threshold(self, stage: str) -> float | None:
+        """The distance threshold a stage judged by (in its output), for ``scores_normalised``."""
+        record = self.stages.get(stage)
+        output = record.output if record is not None else None
+        return output.get("threshold") if isinstance(output, dict) else None
+
     def export(self) -> dict:
         return {
             "decision": self.decision,
@@ -124,6 +132,8 @@ class CheckResult:
             "claimed": self.claimed,
             "claimed_person_id": self.claimed_person_id,
             "scores": jsonable(self.scores),
+            "scores_normalised": jsonable(normalise(self.scores, face_threshold=self._threshold("face"),
+                                                    duplicate_threshold=self._threshold("duplicates"))),
             "stages": {name: rec.export() for name, rec in self.stages.items()},
             "timings_ms": jsonable(self.timings_ms),
             "models": jsonable(self.models),

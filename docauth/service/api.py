@@ -10,12 +10,14 @@ import time
 from flask import Response, current_app, g, request
 
 from docauth import __version__
-from docauth.errors import DocauthError, ImageTooLarge, InputError, Unavailable
+from docauth.errors import DocauthError, ImageTooLarge, InputError, NotFound, Unavailable
 from docauth.imageio import decode_image, declared_pixels
 from docauth.service import schemas
 from docauth.service.jsonbody import parse_json
 from docauth.service.app import state
 from docauth.service.routes import RouteRegistry
+from docauth.store.checks import CheckResults
+from docauth.store.db import person_values
 
 registry = RouteRegistry()
 
@@ -83,6 +85,13 @@ def _person_id(raw) -> int | None:
     return value
 
 
+def _row_id(raw: int, name: str) -> int:
+    """A path id within SQL's 64-bit integers (Flask's int converter takes any size)."""
+    if not 0 < raw < 2**63:
+        raise NotFound(f"no {name} {raw}")
+    return raw
+
+
 def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000.0, 2)
 
@@ -106,10 +115,23 @@ def create_check():
     svc.metrics.observe_check(out)
     if svc.settings.store_uploads:
         _store_upload(svc, "checks")
-    # The audit trail keeps the decision, scores and reason codes; no image, no field values.
-    record = svc.store.record_check(result.decision, scores=out["scores"], reasons={"codes": result.reason_codes},
-                                    person_id=person_id, channel="api")
-    return {"check_id": record.id, "request_id": g.request_id, **out}
+    body = {"check_id": None, "request_id": g.request_id, **out}
+    # The audit trail keeps the decision, scores and reason codes; the result (fields, no image) is kept beside
+    # it for check_retention_days, tied to the person it is about so that erasing them erases it.
+    subject = person_id if person_id is not None else result.claimed_person_id
+    record = CheckResults(svc.store).record(body, verdict=result.decision, scores=out["scores"],
+                                            reasons={"codes": result.reason_codes}, person_id=person_id,
+                                            subject_id=subject, channel="api",
+                                            keep_days=svc.settings.check_retention_days)
+    body["check_id"] = record.id
+    return body
+
+
+@registry.route("/v1/checks/<int:check_id>", "GET", summary="A check's result again (no images), while it is kept",
+                tags=["checks"], responses={200: schemas.KEPT_CHECK_RESULT}, errors=(404, 503),
+                operation_id="getCheck")
+def get_check(check_id: int):
+    return CheckResults(state().store).get(_row_id(check_id, "check id"))
 
 
 @registry.route("/v1/classify", "POST", summary="Document or not, and which side", tags=["stages"],
@@ -173,6 +195,12 @@ def create_person():
     svc = state()
     fields = _person_fields()
     photos = request.files.getlist("photo") if request.mimetype == "multipart/form-data" else []
+    person, _templates = svc.store.enrol(fields, faces=_encode_photos(svc, photos))
+    return person.export(), 201
+
+
+def _encode_photos(svc, photos) -> list[tuple]:
+    """(encoding, sha256) of each enrolment photo; any photo without exactly one face refuses them all."""
     faces = []
     if photos:
         blobs = [f.read() for f in photos]
@@ -187,15 +215,35 @@ def create_person():
                     exc.message = f"photo {i + 1}: {exc.message}"
                     raise
                 faces.append((encoding, hashlib.sha256(data).hexdigest()))
-    person, _templates = svc.store.enrol(fields, faces=faces)
-    return person.export(), 201
+    return faces
+
+
+@registry.route("/v1/persons/<int:person_id>/photos", "POST", summary="Add enrolment photos to a person",
+                tags=["persons"], request=schemas.PHOTOS_FORM, responses={201: schemas.PHOTOS_ADDED},
+                errors=(400, 404, 413, 415, 422, 503), operation_id="addPersonPhotos")
+def add_person_photos(person_id: int):
+    svc = state()
+    person_id = _row_id(person_id, "person with id")
+    if request.mimetype != "multipart/form-data":
+        raise InputError("send the photos as multipart/form-data (field 'photo')", code="expected_multipart")
+    photos = request.files.getlist("photo")
+    if not photos:
+        raise InputError("the multipart field 'photo' (one or more images) is missing", code="missing_photo")
+    svc.store.get_person(person_id)  # 404 before any face is encoded
+    faces = _encode_photos(svc, photos)
+    # The workers' 1:N indexes see the new templates by the store's (count, max id) on their next search.
+    templates = [svc.store.add_face_template(person_id, encoding, sha) for encoding, sha in faces]
+    return {"person": svc.store.get_person(person_id).export(),
+            "templates": [t.export() for t in templates]}, 201
 
 
 @registry.route("/v1/persons", "GET", summary="List enrolled persons", tags=["persons"],
                 responses={200: schemas.PERSON_LIST},
                 parameters=[{"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1,
                                                                          "maximum": 1000}},
-                            {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0}}],
+                            {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+                            {"name": "external_ref", "in": "query", "schema": {"type": "string", "maxLength": 128},
+                             "description": "only the person with this reference (an empty list when none)"}],
                 errors=(400, 503))
 def list_persons():
     try:
@@ -205,7 +253,17 @@ def list_persons():
         raise InputError("limit and offset must be integers", code="invalid_query") from exc
     if not (1 <= limit <= 1000 and 0 <= offset < 2**31):
         raise InputError("limit must be 1-1000 and offset >= 0", code="invalid_query")
-    persons = state().store.list_persons(limit=limit, offset=offset)
+    store = state().store
+    if "external_ref" in request.args:
+        ref = person_values({"external_ref": request.args["external_ref"]}, partial=True)["external_ref"]
+        if ref is None:
+            raise InputError("external_ref must not be empty", code="invalid_query")
+        try:
+            persons = [store.find_person(external_ref=ref)] if offset == 0 else []
+        except NotFound:
+            persons = []
+    else:
+        persons = store.list_persons(limit=limit, offset=offset)
     return {"persons": [p.export() for p in persons], "limit": limit, "offset": offset}
 
 
@@ -213,6 +271,21 @@ def list_persons():
                 responses={200: schemas.PERSON}, errors=(404, 503))
 def get_person(person_id: int):
     return state().store.get_person(_person_id(person_id)).export()  # range-checked: SQL integers are 64-bit
+
+
+@registry.route("/v1/persons/<int:person_id>", "PATCH", summary="Change some of a person's fields",
+                tags=["persons"], request=schemas.PERSON_PATCH, responses={200: schemas.PERSON},
+                errors=(400, 404, 409, 503), operation_id="updatePerson")
+def update_person(person_id: int):
+    person_id = _row_id(person_id, "person with id")
+    fields = _person_fields()
+    unknown = sorted(set(fields) - set(PERSON_FORM_FIELDS))
+    if unknown:
+        raise InputError(f"unknown person field(s): {', '.join(map(str, unknown))[:200]}", code="invalid_field")
+    if not fields:
+        raise InputError("send at least one field to change", code="empty_update")
+    # Validated as at enrolment (docauth.store.db.person_values); a field sent as null is cleared.
+    return state().store.update_person(person_id, **fields).export()
 
 
 @registry.route("/v1/persons/<int:person_id>", "DELETE", summary="Erase a person and their face templates",

@@ -52,6 +52,15 @@ class Route:
     responses: dict[int, dict]
     parameters: list[dict] = field(default_factory=list)
     errors: tuple[int, ...] = ()
+    operation_id: str | None = None
+
+    @property
+    def operation(self) -> str:
+        """The OpenAPI operationId: given, or the view's name in camelCase (create_check -> createCheck)."""
+        if self.operation_id:
+            return self.operation_id
+        head, *rest = self.view.__name__.split("_")
+        return head + "".join(word.capitalize() for word in rest)
 
     @property
     def openapi_path(self) -> str:
@@ -67,11 +76,12 @@ class RouteRegistry:
         self.routes: list[Route] = []
 
     def route(self, path, method, *, summary, responses, auth=True, tags=None, request=None,
-              parameters=None, errors=()):
+              parameters=None, errors=(), operation_id=None):
         def register(view):
             self.routes.append(Route(path=path, method=method.upper(), view=view, summary=summary, auth=auth,
                                      tags=list(tags or []), request=request, responses=responses,
-                                     parameters=list(parameters or []), errors=tuple(errors)))
+                                     parameters=list(parameters or []), errors=tuple(errors),
+                                     operation_id=operation_id))
             return view
 
         return register
@@ -83,7 +93,7 @@ class RouteRegistry:
     def openapi(self, *, title: str, version: str) -> dict:
         paths: dict[str, dict] = {}
         for r in self.routes:
-            op: dict = {"operationId": r.endpoint, "summary": r.summary, "tags": r.tags, "responses": {}}
+            op: dict = {"operationId": r.operation, "summary": r.summary, "tags": r.tags, "responses": {}}
             params = list(r.parameters)
             for name in re.findall(r"<(?:([a-z]+):)?([a-z_]+)>", r.path):
                 kind, pname = name

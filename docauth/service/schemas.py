@@ -16,8 +16,69 @@ REASON = {
 
 STAGE = {
     "type": "object",
+    "required": ["status"],
     "properties": {"status": {"type": "string", "enum": ["ok", "skipped", "failed"]},
-                   "output": {}, "note": {"type": "string"}},
+                   "output": {"description": "what the stage found (its own shape; see docs/api.md)"},
+                   "note": {"type": "string", "description": "why it was skipped"}},
+}
+
+NUMBER_OR_NULL = {"type": "number", "nullable": True}
+TEXT_OR_NULL = {"type": "string", "nullable": True}
+
+DOCUMENT = {
+    "type": "object",
+    "description": "what the classifier and the MRZ say the image is",
+    "properties": {
+        "is_document": {"type": "boolean"},
+        "document_score": {**NUMBER_OR_NULL, "description": "probability that it is a document (0-1)"},
+        "side": {**TEXT_OR_NULL, "description": "front, back or open (a passport's data page)"},
+        "side_scores": {"type": "object", "nullable": True, "additionalProperties": {"type": "number"}},
+        "side_source": {**TEXT_OR_NULL, "description": "what decided the side: the model or the MRZ read"},
+        "side_model": TEXT_OR_NULL,
+        "side_classified": TEXT_OR_NULL,
+        "kind": {**TEXT_OR_NULL, "description": "the MRZ format (TD1, TD2, TD3) when one was read"},
+    },
+}
+
+# The document's fields as read (MRZ over printed); other keys may follow the reader's additions.
+FIELDS = {
+    "type": "object",
+    "properties": {name: TEXT_OR_NULL for name in (
+        "surname", "given_names", "date_of_birth", "sex", "nationality", "document_number", "expiry_date",
+        "issuing_country", "document_type")},
+}
+
+SCORES = {
+    "type": "object",
+    "description": "raw scores, each on its own scale (see scores_normalised for one scale)",
+    "properties": {
+        "document": {**NUMBER_OR_NULL, "description": "probability that it is a document, 0-1"},
+        "mrz": {**NUMBER_OR_NULL, "description": "MRZ structure and check-digit score, 0-100"},
+        "text": {**NUMBER_OR_NULL, "description": "mean field similarity with the record, 0-1"},
+        "face_distance": {**NUMBER_OR_NULL, "description": "face distance to the person's photos; lower is closer"},
+        "duplicate_distance": {**NUMBER_OR_NULL,
+                               "description": "face distance to the nearest other enrolled person"},
+    },
+    "additionalProperties": NUMBER_OR_NULL,
+}
+
+NORMALISED_SCORE = {
+    "type": "object",
+    "required": ["score", "raw", "raw_scale"],
+    "properties": {
+        "score": {"type": "number", "minimum": 0, "maximum": 1, "description": "0-1, higher is better"},
+        "raw": {"type": "number", "description": "the raw score it comes from"},
+        "raw_scale": {"type": "string", "enum": ["probability", "0-100", "similarity", "distance"]},
+        "threshold": {"type": "number", "description": "a distance's threshold; it maps to 0.5"},
+    },
+}
+
+SCORES_NORMALISED = {
+    "type": "object",
+    "description": "every score on 0-1, higher is better (docauth.pipeline.scores); a key only where its raw "
+                   "score is there",
+    "properties": {name: NORMALISED_SCORE for name in ("document", "mrz", "text", "face", "uniqueness")},
+    "additionalProperties": NORMALISED_SCORE,
 }
 
 CHECK_RESULT = {
@@ -28,15 +89,27 @@ CHECK_RESULT = {
         "request_id": {"type": "string"},
         "decision": {"type": "string", "enum": ["accept", "review", "reject"]},
         "reasons": {"type": "array", "items": REASON},
-        "document": {"type": "object"},
-        "fields": {"type": "object"},
+        "document": DOCUMENT,
+        "fields": FIELDS,
         "person_id": {"type": "integer", "nullable": True},
         "claimed": {"type": "boolean"},
-        "scores": {"type": "object"},
+        "claimed_person_id": {"type": "integer", "nullable": True,
+                              "description": "the enrolled person the claimed fields name (external_ref or "
+                                             "person_id); excluded from the duplicate search"},
+        "scores": SCORES,
+        "scores_normalised": SCORES_NORMALISED,
         "stages": {"type": "object", "additionalProperties": STAGE},
         "timings_ms": {"type": "object", "additionalProperties": {"type": "number", "nullable": True}},
-        "models": {"type": "object"},
+        "models": {"type": "object", "additionalProperties": {"type": "object"}},
     },
+}
+
+KEPT_CHECK_RESULT = {
+    **CHECK_RESULT,
+    "required": [*CHECK_RESULT["required"], "check_id", "created_at", "expires_at"],
+    "properties": {**CHECK_RESULT["properties"], "created_at": {"type": "string", "format": "date-time"},
+                   "expires_at": {"type": "string", "format": "date-time"},
+                   "stages_truncated": {"type": "boolean"}},
 }
 
 CLASSIFICATION = {
@@ -72,7 +145,21 @@ PERSON = {
     # Optional fields come back as null when not given (found by the Schemathesis run).
     "properties": {"id": {"type": "integer"},
                    **{k: (v if k == "surname" else {**v, "nullable": True}) for k, v in PERSON_FIELDS.items()},
-                   "n_face_templates": {"type": "integer"}, "created_at": {"type": "string"}},
+                   "n_face_templates": {"type": "integer"}, "created_at": {"type": "string"},
+                   "updated_at": {"type": "string", "nullable": True}},
+}
+
+FACE_TEMPLATE = {
+    "type": "object",
+    "properties": {"id": {"type": "integer"}, "person_id": {"type": "integer"}, "model_name": {"type": "string"},
+                   "model_version": {"type": "string"}, "photo_sha256": {"type": "string"},
+                   "created_at": {"type": "string", "nullable": True}},
+}
+
+PHOTOS_ADDED = {
+    "type": "object",
+    "required": ["person", "templates"],
+    "properties": {"person": PERSON, "templates": {"type": "array", "items": FACE_TEMPLATE}},
 }
 
 PERSON_LIST = {
@@ -120,6 +207,26 @@ PERSON_FORM = {
         }
     },
     "application/json": {"schema": {"type": "object", "required": ["surname"], "properties": PERSON_FIELDS}},
+}
+
+PERSON_PATCH = {
+    "application/json": {"schema": {"type": "object", "minProperties": 1,
+                                     "properties": {k: {**v, "nullable": k != "surname"}
+                                                    for k, v in PERSON_FIELDS.items()},
+                                     "description": "only the fields to change; null clears one"}},
+    "multipart/form-data": {"schema": {"type": "object", "properties": {
+        **PERSON_FIELDS, "person": {"type": "string", "description": "the fields as one JSON object"}}}},
+}
+
+PHOTOS_FORM = {
+    "multipart/form-data": {
+        "schema": {
+            "type": "object",
+            "required": ["photo"],
+            "properties": {"photo": {"type": "array", "items": {"type": "string", "format": "binary"},
+                                     "description": "one or more photos with exactly one face each"}},
+        }
+    }
 }
 
 RUNTIME = {"type": "object", "properties": {"mode": {"type": "string"}, "ready": {"type": "boolean"},
