@@ -136,6 +136,10 @@ def _human(body: dict) -> str:
               help="Supplementary flat, tightly cropped documents from docauth.classifiers.flat.")
 @click.option("--lookalikes-count", type=click.IntRange(min=0), default=0, show_default=True,
               help="Extra non-documents that look most like one (cards, card crops, scenery, letters).")
+@click.option("--realistic-count", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Supplementary documents drawn as real ones look, from docauth.classifiers.realistic.")
+@click.option("--val-realistic-count", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Also validate on this many realistic samples (the best epoch is chosen on both).")
 @click.option("--extra-train", multiple=True, metavar="VERSION:SEED:COUNT[:SUBSET]",
               help="Also train on samples cached from an earlier generator version (repeatable).")
 @click.option("--init-from", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
@@ -149,7 +153,8 @@ def _human(body: dict) -> str:
 @click.option("--no-real", is_flag=True, help="Skip the evaluation on ../shared/data.")
 def train_classifiers(train_count, val_count, epochs, batch_size, learning_rate, out_dir, tasks, train_seed,
                       val_seed, random_seed, documents_count, both_count, extra_count, flat_count, lookalikes_count,
-                      extra_train, init_from, workers, threads, test_count, no_real):
+                      realistic_count, val_realistic_count, extra_train, init_from, workers, threads, test_count,
+                      no_real):
     """Train the document and side classifiers from scratch on synthetic data (tf.data pipeline)."""
     from docauth.classifiers.recipe import DataSpec, train_both
     from docauth.classifiers.train import TrainConfig
@@ -160,8 +165,8 @@ def train_classifiers(train_count, val_count, epochs, batch_size, learning_rate,
     spec = DataSpec(train_seed=seeds.TRAIN.default if train_seed is None else train_seed, train_count=train_count,
                     val_seed=seeds.VALIDATION.default if val_seed is None else val_seed, val_count=val_count,
                     documents_count=documents_count, both_count=both_count, extra_count=extra_count,
-                    flat_count=flat_count, lookalikes_count=lookalikes_count,
-                    extra_train=tuple(_parse_extra(e) for e in extra_train))
+                    flat_count=flat_count, lookalikes_count=lookalikes_count, realistic_count=realistic_count,
+                    val_realistic_count=val_realistic_count, extra_train=tuple(_parse_extra(e) for e in extra_train))
     config = TrainConfig(epochs=epochs, batch_size=batch_size, learning_rate=learning_rate, seed=random_seed,
                          threads=threads)
     command = "docauth train classifiers " + " ".join(sys.argv[3:]) if len(sys.argv) > 3 else \
@@ -197,7 +202,7 @@ def _parse_extra(text: str) -> tuple[str, int, int, str]:
     return version, seed, count, subset
 
 
-def _evaluate(models_dir, backend, seed, count, workers, *, real: bool) -> dict:
+def _evaluate(models_dir, backend, seed, count, workers, *, real: bool, realistic_count: int = 0) -> dict:
     from docauth.classifiers.data import generator_version
     from docauth.classifiers.evaluate import evaluate_real, evaluate_synthetic
     from docauth.config import shared_data_dir
@@ -209,6 +214,12 @@ def _evaluate(models_dir, backend, seed, count, workers, *, real: bool) -> dict:
         report["synthetic"] = evaluate_synthetic(clf, seed=seed, count=count, workers=workers,
                                                  progress=lambda m: _echo_err(m))
         report["synthetic"]["generator_version"] = generator_version()
+    if realistic_count:
+        from docauth.classifiers.recipe import SUBSET_SEED_OFFSET
+
+        report["realistic"] = evaluate_synthetic(clf, seed=seed + SUBSET_SEED_OFFSET["realistic"],
+                                                 count=realistic_count, workers=workers, subset="realistic",
+                                                 progress=lambda m: _echo_err(m))
     shared = shared_data_dir() if real else None
     report["real"] = evaluate_real(clf, shared) if shared else None
     return report
@@ -226,7 +237,9 @@ def _evaluate(models_dir, backend, seed, count, workers, *, real: bool) -> dict:
 @click.option("--no-real", is_flag=True, help="Skip ../shared/data even when present.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable report on stdout.")
 @click.option("--record", is_flag=True, help="Also write the numbers into the models' metadata JSON.")
-def eval_classifiers(count, seed, models_dir, backend, workers, no_real, as_json, record):
+@click.option("--realistic-count", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Also this many realistic documents (docauth.classifiers.realistic) from the same range.")
+def eval_classifiers(count, seed, models_dir, backend, workers, no_real, as_json, record, realistic_count):
     """Accuracy, per-class precision/recall and confusion matrices, synthetic and real."""
     from docauth.classifiers.evaluate import format_report
     from docauth.config import default_models_dir
@@ -239,7 +252,7 @@ def eval_classifiers(count, seed, models_dir, backend, workers, no_real, as_json
     from docauth.progress import Progress
 
     with Progress(description="evaluating", unit="it"):
-        report = _evaluate(models_dir, backend, seed, count, workers, real=not no_real)
+        report = _evaluate(models_dir, backend, seed, count, workers, real=not no_real, realistic_count=realistic_count)
     if record:
         from docauth.classifiers.recipe import record_evaluation
 

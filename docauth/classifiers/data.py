@@ -109,6 +109,10 @@ def _generate_chunk_sizes(seed: int, start: int, stop: int, sizes: tuple[tuple[i
             from docauth.classifiers.flat import flat_sample
 
             image, label = flat_sample(seed, index)
+        elif subset == "realistic":
+            from docauth.classifiers.realistic import realistic_sample
+
+            image, label = realistic_sample(seed, index)
         elif subset == "both":
             sample = generate_sample(seed, index, "td1_both")
             image, label = sample.image, sample.label
@@ -148,15 +152,25 @@ SUBSETS = {
             "flat and tightly cropped (documents with a side)",
     "extra": "docauth.classifiers.extra.extra_sample(seed, index): photographs (not documents) and "
              "front+back card scans (documents, no side)",
+    "realistic": "docauth.classifiers.realistic.realistic_sample(seed, index): documents drawn as real ones look "
+                 "(pale print, white MRZ band, secondary portraits, booklet spreads), rendered, scanned on white "
+                 "or photographed (documents with a side)",
 }
 
 
+# The modules that draw a subset's samples, when more than its own: all their sources key its cache.
+SUBSET_SOURCES = {"realistic": ("realistic", "layouts")}
+
+
 def _module_hash(name: str) -> str:
-    return hashlib.sha256((Path(__file__).parent / f"{name}.py").read_bytes()).hexdigest()[:8]
+    digest = hashlib.sha256()
+    for part in SUBSET_SOURCES.get(name, (name,)):
+        digest.update((Path(__file__).parent / f"{part}.py").read_bytes())
+    return digest.hexdigest()[:8]
 
 
 # Subsets drawn by a module of their own (docauth.classifiers.<subset>): its hash is part of their cache key.
-MODULE_SUBSETS = ("extra", "flat")
+MODULE_SUBSETS = ("extra", "flat", "realistic")
 
 
 def subset_module(subset: str) -> dict:

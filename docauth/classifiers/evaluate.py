@@ -81,15 +81,20 @@ def evaluate_arrays(clf, images_uint8: np.ndarray, is_document: np.ndarray, side
     return result
 
 
-def evaluate_synthetic(clf, *, seed: int, count: int, workers: int = 1, progress=None) -> dict:
+def evaluate_synthetic(clf, *, seed: int, count: int, workers: int = 1, progress=None,
+                       subset: str = "mix") -> dict:
+    """The stage's answers on ``count`` generated samples of ``subset`` (see data.SUBSETS) from ``seed``."""
     from docauth.classifiers.data import synthetic_set
 
-    data = synthetic_set(seed, count, workers=workers, progress=progress)
+    data = synthetic_set(seed, count, workers=workers, progress=progress, subset=subset)
     content = None
     if getattr(clf, "content_view", False):
-        content = synthetic_set(seed, count, workers=workers, progress=progress, view="content").images
+        content = synthetic_set(seed, count, workers=workers, progress=progress, view="content",
+                                subset=subset).images
     result = evaluate_arrays(clf, data.images, data.is_document, data.side, data.kind, content)
     result["seed"] = seed
+    if subset != "mix":
+        result["subset"] = subset
     return result
 
 
@@ -172,6 +177,14 @@ def format_report(report: dict) -> str:
             lines.append(f"  end-to-end (accepted and right side): {syn['side']['end_to_end_accuracy']:.4f}")
         if syn.get("errors_by_kind"):
             lines.append("  errors by kind: " + ", ".join(f"{k} x{v}" for k, v in syn["errors_by_kind"].items()))
+    more = report.get("realistic")
+    if more and "side" in more:
+        lines.append(f"Realistic documents (docauth.classifiers.realistic, seed {more['seed']}, "
+                     f"{more['document']['count']} images)")
+        lines.append(f"  classified as document: {more['document']['accuracy']:.4f}")
+        lines += _format_metrics("side", more["side"])
+        if more.get("errors_by_kind"):
+            lines.append("  errors by kind: " + ", ".join(f"{k} x{v}" for k, v in more["errors_by_kind"].items()))
     real = report.get("real")
     if real is None:
         lines.append("Real data: ../shared/data not found, skipped")

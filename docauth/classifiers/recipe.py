@@ -49,7 +49,7 @@ AUGMENTATION = [
 # Each supplementary subset draws from its own seed (train seed + offset, still in the TRAIN range): on the
 # train seed itself, index i of "documents" or "both" would often repeat index i of the mix (same category,
 # same random stream), i.e. duplicate images instead of new ones.
-SUBSET_SEED_OFFSET = {"documents": 1, "both": 2, "extra": 3, "flat": 4, "lookalikes": 5}
+SUBSET_SEED_OFFSET = {"documents": 1, "both": 2, "extra": 3, "flat": 4, "lookalikes": 5, "realistic": 6}
 
 
 @dataclass
@@ -66,6 +66,10 @@ class DataSpec:
     extra_count: int = 0  # docauth.classifiers.extra: photographs, stacked card scans
     flat_count: int = 0  # docauth.classifiers.flat: tightly cropped flat card sides / data pages
     lookalikes_count: int = 0  # non-documents that look most like one (document model only)
+    realistic_count: int = 0  # docauth.classifiers.realistic: documents drawn as real ones look
+    # Validation samples of the realistic subset beside the mix (val seed + its offset): the best epoch is then
+    # chosen on both worlds.
+    val_realistic_count: int = 0
     # Training samples already cached from earlier generator versions: (version, seed, count, subset).
     extra_train: tuple[tuple[str, int, int, str], ...] = ()
 
@@ -73,7 +77,7 @@ class DataSpec:
         out = [{"subset": "mix", "seed": self.train_seed, "count": self.train_count, "generator_version": None}]
         for subset, count in (("documents", self.documents_count), ("both", self.both_count),
                               ("extra", self.extra_count), ("flat", self.flat_count),
-                              ("lookalikes", self.lookalikes_count)):
+                              ("lookalikes", self.lookalikes_count), ("realistic", self.realistic_count)):
             if count:
                 out.append({"subset": subset, "seed": self.train_seed + SUBSET_SEED_OFFSET[subset], "count": count,
                             "generator_version": None})
@@ -89,6 +93,10 @@ def load_data(spec: DataSpec, *, workers: int = 1, log=print) -> tuple[LabelledI
     train = LabelledImages.concat(parts)
     val = synthetic_set(spec.val_seed, spec.val_count, height=spec.height, width=spec.width,
                         workers=workers, progress=log)
+    if spec.val_realistic_count:
+        val = LabelledImages.concat([val, synthetic_set(
+            spec.val_seed + SUBSET_SEED_OFFSET["realistic"], spec.val_realistic_count, height=spec.height,
+            width=spec.width, workers=workers, progress=log, subset="realistic")])
     return train, val
 
 
@@ -172,6 +180,9 @@ def train_both(
                 "train_composition": describe_data(train if task == "document" else train.documents_only()),
                 "validation_seed": spec.val_seed,
                 "validation_count": spec.val_count,
+                **({"validation_realistic": {"seed": spec.val_seed + SUBSET_SEED_OFFSET["realistic"],
+                                             "count": spec.val_realistic_count, **subset_module("realistic")}}
+                   if spec.val_realistic_count else {}),
                 "validation_images_used": len(vx),
                 "epochs": config.epochs,
                 "best_epoch": result.best_epoch,
