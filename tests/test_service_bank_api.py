@@ -240,3 +240,48 @@ def test_a_photo_added_later_is_matched_and_searched(server, auth, reader, docum
                    claimed=json.dumps(_fields(OTHER_PERSON)))
     assert person["id"] in [m["person_id"] for m in other["stages"]["duplicates"]["output"]["matches"]]
     assert 0 <= other["scores_normalised"]["uniqueness"]["score"] <= 0.5
+
+
+# -- /openapi.json ------------------------------------------------------------------------------------------
+def test_openapi_is_valid_typed_with_readable_ids_and_the_real_answers_fit_it(server, auth, reader, document):
+    import re
+
+    from openapi_schema_validator import OAS30Validator
+    from openapi_spec_validator import validate
+
+    spec = requests.get(server + "/openapi.json").json()
+    validate(spec)  # raises on an invalid OpenAPI 3.0 document
+    ops = {(path, method): op for path, item in spec["paths"].items() for method, op in item.items()}
+    ids = [op["operationId"] for op in ops.values()]
+    assert len(set(ids)) == len(ids) and all(re.fullmatch(r"[a-z]+(?:[A-Z][a-z0-9]*)*", i) for i in ids), ids
+    assert {"createCheck", "getCheck", "getPerson", "listPersons", "updatePerson", "addPersonPhotos"} <= set(ids)
+
+    def schema(path, method, status):
+        return ops[(path, method)]["responses"][str(status)]["content"]["application/json"]["schema"]
+
+    check_schema = schema("/v1/checks", "post", 200)
+    for name in ("document", "fields", "scores", "scores_normalised"):
+        assert check_schema["properties"][name].get("properties"), f"{name} is an untyped object"
+
+    def fits(body, path, method, status):
+        errors = sorted(OAS30Validator(schema(path, method, status)).iter_errors(body), key=str)
+        assert errors == [], f"{method.upper()} {path} {status}: {[e.message for e in errors][:5]}"
+
+    person = _enrol(server, auth, ASTRONAUT_PERSON, ref="cust-openapi")
+    fits(person, "/v1/persons", "post", 201)
+    reader.next_fields = _fields(ASTRONAUT_PERSON)
+    body = _check(server, auth, document, person_id=str(person["id"]))
+    assert body["scores_normalised"]["face"]  # a face score is there to be validated
+    fits(body, "/v1/checks", "post", 200)
+    fits(requests.get(server + f"/v1/checks/{body['check_id']}", headers=auth).json(), "/v1/checks/{check_id}",
+         "get", 200)
+    fits(requests.get(server + "/v1/persons", headers=auth, params={"external_ref": "cust-openapi"}).json(),
+         "/v1/persons", "get", 200)
+    fits(requests.patch(server + f"/v1/persons/{person['id']}", headers=auth, json={"sex": None}).json(),
+         "/v1/persons/{person_id}", "patch", 200)
+    added = requests.post(server + f"/v1/persons/{person['id']}/photos", headers=auth, files=[_photo()])
+    fits(added.json(), "/v1/persons/{person_id}/photos", "post", 201)
+    # the validator does reject what does not fit (the test can fail)
+    with pytest.raises(AssertionError):
+        fits({**body, "scores_normalised": {"face": {"score": 3, "raw": 0.1, "raw_scale": "distance"}}},
+             "/v1/checks", "post", 200)

@@ -140,11 +140,19 @@ PERSON_FIELDS = {
     "document_expiry": {"type": "string", "format": "date"},
 }
 
+def _nullable(schema: dict) -> dict:
+    """``schema`` or null (OpenAPI 3.0: an enum must list null itself for a null to validate)."""
+    out = {**schema, "nullable": True}
+    if "enum" in schema:
+        out["enum"] = [*schema["enum"], None]
+    return out
+
+
 PERSON = {
     "type": "object",
     # Optional fields come back as null when not given (found by the Schemathesis run).
     "properties": {"id": {"type": "integer"},
-                   **{k: (v if k == "surname" else {**v, "nullable": True}) for k, v in PERSON_FIELDS.items()},
+                   **{k: (v if k == "surname" else _nullable(v)) for k, v in PERSON_FIELDS.items()},
                    "n_face_templates": {"type": "integer"}, "created_at": {"type": "string"},
                    "updated_at": {"type": "string", "nullable": True}},
 }
@@ -211,7 +219,7 @@ PERSON_FORM = {
 
 PERSON_PATCH = {
     "application/json": {"schema": {"type": "object", "minProperties": 1,
-                                     "properties": {k: {**v, "nullable": k != "surname"}
+                                     "properties": {k: (v if k == "surname" else _nullable(v))
                                                     for k, v in PERSON_FIELDS.items()},
                                      "description": "only the fields to change; null clears one"}},
     "multipart/form-data": {"schema": {"type": "object", "properties": {
