@@ -24,6 +24,7 @@ from docauth.service.app import create_app
 from pipeline_support import (ASTRONAUT_PERSON, OTHER_PERSON, FieldsReader, RuleClassifier, astronaut_portrait,
                               document_of, serve_in_thread)
 
+pytest_plugins = ["http_server"]  # the session-wide `server_session` fixture (a real `docauth serve`)
 TODAY = dt.date(2026, 11, 22)
 
 
@@ -285,3 +286,29 @@ def test_openapi_is_valid_typed_with_readable_ids_and_the_real_answers_fit_it(se
     with pytest.raises(AssertionError):
         fits({**body, "scores_normalised": {"face": {"score": 3, "raw": 0.1, "raw_scale": "distance"}}},
              "/v1/checks", "post", 200)
+
+
+# -- the same under `docauth serve` (gunicorn, two workers, one database) ----------------------------------
+def test_under_gunicorn_results_and_photos_are_seen_by_every_worker(server_session):
+    from http_server import assert_json_error
+
+    srv = server_session
+    r = srv.post("/v1/persons", data={"surname": "WORKERS", "external_ref": "cust-gunicorn"}, files=[_photo()])
+    assert r.status_code == 201, r.text
+    person = r.json()
+    body = srv.post("/v1/checks", files={"image": ("d.png", encode_png(np.full((300, 500, 3), 200, np.uint8)))},
+                    data={"claimed": json.dumps({"surname": "WORKERS", "external_ref": "cust-gunicorn"})}).json()
+    # requests spread over both workers: each reads the same kept result and the same person
+    for _ in range(6):
+        kept = srv.get(f"/v1/checks/{body['check_id']}")
+        assert kept.status_code == 200 and kept.json()["decision"] == body["decision"], kept.text
+        found = srv.get("/v1/persons", params={"external_ref": "cust-gunicorn"}).json()["persons"]
+        assert [p["id"] for p in found] == [person["id"]]
+    r = srv.request("PATCH", f"/v1/persons/{person['id']}", json={"given_names": "TWO"})
+    assert r.status_code == 200 and r.json()["given_names"] == "TWO"
+    r = srv.post(f"/v1/persons/{person['id']}/photos", files=[_photo()])
+    assert r.status_code == 201 and r.json()["person"]["n_face_templates"] == 2, r.text
+    assert_json_error(srv.request("PATCH", f"/v1/persons/{person['id']}", json={"person_id": 1}), (400,))
+    assert srv.delete(f"/v1/persons/{person['id']}").status_code == 204
+    assert_json_error(srv.get(f"/v1/checks/{body['check_id']}"), (404,))
+    assert "Traceback" not in srv.log_text()
