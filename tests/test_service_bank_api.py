@@ -120,7 +120,7 @@ def test_a_check_is_read_back_by_id_until_the_person_is_erased(server, auth, rea
     r = requests.get(server + f"/v1/checks/{body['check_id']}", headers=auth)
     assert r.status_code == 200, r.text
     kept = r.json()
-    assert {k: v for k, v in kept.items() if k not in ("created_at", "expires_at")} == body
+    assert {k: v for k, v in kept.items() if k not in ("created_at", "expires_at", "reviews")} == body
     created, expires = (dt.datetime.fromisoformat(kept[k]) for k in ("created_at", "expires_at"))
     assert abs((expires - created) - dt.timedelta(days=30)) < dt.timedelta(seconds=1)
     assert kept["fields"]["surname"] == ASTRONAUT_PERSON["surname"]
@@ -312,3 +312,41 @@ def test_under_gunicorn_results_and_photos_are_seen_by_every_worker(server_sessi
     assert srv.delete(f"/v1/persons/{person['id']}").status_code == 204
     assert_json_error(srv.get(f"/v1/checks/{body['check_id']}"), (404,))
     assert "Traceback" not in srv.log_text()
+
+
+# -- the review desk's API: the queue, and a clerk's decision with who and when -----------------------------
+def test_review_queue_and_a_clerks_decision_stored_with_who_and_when(server, auth, store, reader):
+    _, clerk_key = store.create_api_key("clerk-anna")
+    clerk = {"Authorization": f"Bearer {clerk_key}"}
+    reader.next_fields = _fields(OTHER_PERSON)
+    blank = encode_jpeg(np.full((300, 500, 3), 200, np.uint8))  # a "document" with no face, and no person
+    body = _check(server, auth, blank)
+    assert body["decision"] == "review", body["reasons"]
+    queue = requests.get(server + "/v1/reviews", headers=clerk).json()["checks"]
+    waiting = {c["check_id"]: c for c in queue}
+    assert body["check_id"] in waiting
+    assert set(waiting[body["check_id"]]["reasons"]) == {r["code"] for r in body["reasons"]}
+    r = requests.post(server + f"/v1/checks/{body['check_id']}/review", headers=clerk, json={"decision": "resubmit"})
+    assert r.status_code == 201, r.text
+    decided = r.json()
+    assert (decided["decision"], decided["reviewer"], decided["check_id"]) == ("resubmit", "clerk-anna",
+                                                                                 body["check_id"])
+    when = dt.datetime.fromisoformat(decided["decided_at"])
+    assert abs(dt.datetime.now(dt.timezone.utc) - when) < dt.timedelta(minutes=1)
+    queue = requests.get(server + "/v1/reviews", headers=clerk).json()["checks"]
+    assert body["check_id"] not in [c["check_id"] for c in queue]  # decided: off the queue
+    r = requests.post(server + f"/v1/checks/{body['check_id']}/review", headers=auth, json={"decision": "reject"})
+    assert r.status_code == 201 and r.json()["reviewer"] == "bank"
+    kept = requests.get(server + f"/v1/checks/{body['check_id']}", headers=auth).json()
+    assert [(d["decision"], d["reviewer"]) for d in kept["reviews"]] == [("resubmit", "clerk-anna"), ("reject", "bank")]
+    from docauth.store.reviews import Reviews
+
+    assert [d["decision"] for d in Reviews(store).history(body["check_id"])] == ["resubmit", "reject"]  # in the db
+    url = server + f"/v1/checks/{body['check_id']}/review"
+    for bad in ({"decision": "maybe"}, {"decision": 1}, {"decision": "accept", "note": "x"}, [], "accept"):
+        error_code(requests.post(url, headers=clerk, json=bad), 400)
+    assert error_code(requests.post(url, headers=clerk, data={"decision": "accept"}), 400) == "expected_json"
+    error_code(requests.post(server + "/v1/checks/99999999/review", headers=clerk, json={"decision": "accept"}), 404)
+    assert error_code(requests.post(url, json={"decision": "accept"}), 401) == "missing_api_key"
+    assert error_code(requests.get(server + "/v1/reviews?limit=0", headers=clerk), 400) == "invalid_query"
+    assert len(Reviews(store).history(body["check_id"])) == 2  # the refusals stored nothing

@@ -18,6 +18,7 @@ from docauth.service.app import state
 from docauth.service.routes import RouteRegistry
 from docauth.store.checks import CheckResults
 from docauth.store.db import person_values
+from docauth.store.reviews import Reviews
 
 registry = RouteRegistry()
 
@@ -131,7 +132,9 @@ def create_check():
                 tags=["checks"], responses={200: schemas.KEPT_CHECK_RESULT}, errors=(404, 503),
                 operation_id="getCheck")
 def get_check(check_id: int):
-    return CheckResults(state().store).get(_row_id(check_id, "check id"))
+    store = state().store
+    kept = CheckResults(store).get(_row_id(check_id, "check id"))
+    return {**kept, "reviews": Reviews(store).history(check_id)}
 
 
 @registry.route("/v1/classify", "POST", summary="Document or not, and which side", tags=["stages"],

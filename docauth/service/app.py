@@ -211,7 +211,7 @@ def create_app(settings: Settings | None = None, *, store=None, pipeline=None, p
     _install_request_hooks(app)
     _install_error_handlers(app)
 
-    from docauth.service import api, review
+    from docauth.service import api, desk, review  # noqa: F401 (desk adds its routes to api.registry)
 
     api.registry.install(app)
     review.install(app)
@@ -270,6 +270,7 @@ def _authenticate(svc: ServiceState) -> None:
         svc.metrics.rejected.labels("unauthorized").inc()
         raise Unauthorized("the API key is unknown or revoked", code="invalid_api_key")
     g.api_key_id = record.id
+    g.api_key_name = record.name  # who, in the review desk's audit rows
     wait = svc.rate_limiter.check(str(record.id))
     if wait is not None:
         svc.metrics.rejected.labels("rate_limited").inc()

@@ -237,6 +237,38 @@ PHOTOS_FORM = {
     }
 }
 
+REVIEW = {
+    "type": "object",
+    "required": ["check_id", "decision", "reviewer", "decided_at"],
+    "properties": {"id": {"type": "integer"}, "check_id": {"type": "integer"},
+                   "decision": {"type": "string", "enum": ["accept", "reject", "resubmit"]},
+                   "reviewer": {"type": "string", "description": "the API key's name"},
+                   "api_key_id": {"type": "integer", "nullable": True},
+                   "decided_at": {"type": "string", "format": "date-time"}},
+}
+
+KEPT_CHECK_RESULT["properties"]["reviews"] = {"type": "array", "items": REVIEW,
+                                              "description": "clerks' decisions on this check, oldest first"}
+
+REVIEW_QUEUE = {
+    "type": "object",
+    "properties": {
+        "checks": {"type": "array", "items": {"type": "object", "properties": {
+            "check_id": {"type": "integer"}, "created_at": {"type": "string", "format": "date-time"},
+            "expires_at": {"type": "string", "format": "date-time"},
+            "person_id": {"type": "integer", "nullable": True},
+            "reasons": {"type": "array", "items": {"type": "string"}}}}},
+        "limit": {"type": "integer"},
+    },
+}
+
+REVIEW_DECISION = {
+    "application/json": {"schema": {"type": "object", "required": ["decision"], "additionalProperties": False,
+                                    "properties": {"decision": {"type": "string",
+                                                                "enum": ["accept", "reject", "resubmit"],
+                                                                "description": "resubmit: ask for a new photo"}}}},
+}
+
 RUNTIME = {"type": "object", "properties": {"mode": {"type": "string"}, "ready": {"type": "boolean"},
                                             "stages": {"type": "object"}, "why": {"type": "string"}}}
 

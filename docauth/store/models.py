@@ -82,6 +82,20 @@ class CheckResultRow(Base):
     result: Mapped[dict] = mapped_column(JSON)
 
 
+class CheckReviewRow(Base):
+    """A clerk's decision on a check (accept, reject, resubmit): who (API key) and when; never edited."""
+
+    __tablename__ = "check_reviews"
+    __table_args__ = {"sqlite_autoincrement": True}  # audit ids are never reused
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    check_id: Mapped[int] = mapped_column(ForeignKey("checks.id", ondelete="CASCADE"), index=True)
+    decision: Mapped[str] = mapped_column(String(16))
+    reviewer: Mapped[str] = mapped_column(String(100))
+    api_key_id: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class ApiKeyRow(Base):
     __tablename__ = "api_keys"
     __table_args__ = {"sqlite_autoincrement": True}  # ids are never reused
