@@ -122,3 +122,52 @@ def test_clerk_checks_a_document_and_sees_decision_reasons_stages_and_fields(sit
     # the page loaded nothing from anywhere else
     entries = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
     assert entries and all(e.startswith(site["url"]) or e.startswith("blob:") for e in entries), entries
+
+
+def test_clerk_works_the_review_queue_and_the_decision_is_stored_with_who_and_when(site, browser, tmp_path):
+    import datetime as dt
+
+    import numpy as np
+    import requests
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    blank = tmp_path / "blank-card.jpg"  # a "document" without a face, checked for no one: review
+    blank.write_bytes(encode_jpeg(np.full((300, 500, 3), 200, np.uint8)))
+    browser.get(site["url"] + "/")
+    wait = WebDriverWait(browser, 60)
+    key_box = browser.find_element(By.ID, "api-key")
+    key_box.clear()
+    key_box.send_keys(site["key"])
+    browser.find_element(By.ID, "save-key").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "key-status"), "Signed in"))
+    browser.find_element(By.ID, "image").send_keys(str(blank))
+    browser.find_element(By.ID, "run-check").click()
+    wait.until(lambda d: d.find_element(By.ID, "decision").get_attribute("data-decision") == "review")
+    check_id = int(browser.find_element(By.ID, "result-check").text.strip("(check #)"))
+
+    # the queue lists it; opening it shows the kept result and the desk's buttons
+    queued = f"#queue button[data-check-id='{check_id}']"
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, queued))
+    browser.get(site["url"] + "/")  # a fresh page: everything comes from the API, not from the upload
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, queued))
+    browser.find_element(By.CSS_SELECTOR, queued).click()
+    wait.until(lambda d: d.find_element(By.ID, "decision").get_attribute("data-decision") == "review")
+    reasons = {li.get_attribute("data-code"): li.text for li in browser.find_elements(By.CSS_SELECTOR, "#reasons li")}
+    assert "face_not_found" in reasons and "no face was found" in reasons["face_not_found"]  # in words
+    assert ASTRONAUT_PERSON["surname"] in browser.find_element(By.ID, "fields").text
+    assert browser.find_element(By.ID, "desk").is_displayed()
+    browser.find_element(By.ID, "decide-resubmit").click()
+    wait.until(lambda d: d.find_element(By.ID, "desk-status").get_attribute("data-decided") == "resubmit")
+    assert "by clerk" in browser.find_element(By.ID, "desk-status").text
+    wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, queued))  # off the queue
+    browser.save_screenshot(str(tmp_path / "review-desk.png"))
+
+    # stored: who (the key's name) and when
+    kept = requests.get(site["url"] + f"/v1/checks/{check_id}",
+                        headers={"Authorization": f"Bearer {site['key']}"}, timeout=30).json()
+    [decision] = kept["reviews"]
+    assert (decision["decision"], decision["reviewer"]) == ("resubmit", "clerk")
+    assert abs(dt.datetime.now(dt.timezone.utc) - dt.datetime.fromisoformat(decision["decided_at"])) \
+        < dt.timedelta(minutes=2)

@@ -109,10 +109,84 @@
     $("raw").textContent = JSON.stringify(result, null, 2);
   }
 
+  // The review desk: the queue of checks decided "review", and the clerk's decision on the one shown.
+  let shownCheck = null;
+
+  function showDesk(result) {
+    shownCheck = result.check_id || null;
+    $("result-check").textContent = shownCheck ? "(check #" + shownCheck + ")" : "";
+    $("desk").classList.toggle("hidden", !shownCheck || result.decision !== "review");
+    const last = (result.reviews || []).slice(-1)[0];
+    $("desk-status").textContent = last ? describeReview(last) : "";
+  }
+
+  function describeReview(r) {
+    return "Decided: " + r.decision + " by " + r.reviewer + " at " + r.decided_at;
+  }
+
+  async function loadQueue() {
+    const status = $("queue-status");
+    const response = await fetch("/v1/reviews?limit=100", { headers: headers() });
+    if (!response.ok) {
+      status.textContent = "Queue unavailable — " + (await errorMessage(response));
+      status.className = "hint error";
+      return;
+    }
+    const body = await response.json();
+    const list = $("queue");
+    list.replaceChildren();
+    for (const c of body.checks) {
+      const li = document.createElement("li");
+      const open = text("button", "Check #" + c.check_id + " — " + c.reasons.join(", "));
+      open.type = "button";
+      open.dataset.checkId = c.check_id;
+      open.addEventListener("click", () => openCheck(c.check_id));
+      li.appendChild(open);
+      list.appendChild(li);
+    }
+    status.textContent = body.checks.length + " check(s) waiting.";
+    status.className = "hint ok";
+  }
+
+  async function openCheck(id) {
+    const response = await fetch("/v1/checks/" + id, { headers: headers() });
+    if (!response.ok) {
+      $("queue-status").textContent = "Cannot open check #" + id + " — " + (await errorMessage(response));
+      $("queue-status").className = "hint error";
+      return;
+    }
+    const result = await response.json();
+    $("preview").removeAttribute("src");
+    show(result);
+    showDesk(result);
+  }
+
+  for (const button of document.querySelectorAll("#desk button")) {
+    button.addEventListener("click", async () => {
+      if (!shownCheck) return;
+      const status = $("desk-status");
+      const response = await fetch("/v1/checks/" + shownCheck + "/review", {
+        method: "POST", headers: { ...headers(), "Content-Type": "application/json" },
+        body: JSON.stringify({ decision: button.dataset.decision }),
+      });
+      if (!response.ok) {
+        status.textContent = "Not stored — " + (await errorMessage(response));
+        status.className = "hint error";
+        return;
+      }
+      status.textContent = describeReview(await response.json());
+      status.className = "hint ok";
+      status.dataset.decided = button.dataset.decision;
+      await loadQueue();
+    });
+  }
+
+  $("refresh-queue").addEventListener("click", loadQueue);
+
   $("save-key").addEventListener("click", async () => {
     apiKey = $("api-key").value.trim();
     sessionStorage.setItem("docauth-key", apiKey);
-    await loadPersons();
+    if (await loadPersons()) await loadQueue();
   });
 
   $("image").addEventListener("change", () => {
@@ -142,6 +216,8 @@
       status.textContent = "Done in " + result.timings_ms.total.toFixed(0) + " ms (request " + result.request_id + ").";
       status.className = "hint ok";
       show(result);
+      showDesk(result);
+      await loadQueue();
     } catch (e) {
       status.textContent = "Network error: " + e;
       status.className = "hint error";
@@ -152,6 +228,6 @@
 
   if (apiKey) {
     $("api-key").value = apiKey;
-    loadPersons();
+    loadPersons().then((ok) => ok && loadQueue());
   }
 })();
