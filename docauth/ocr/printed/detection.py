@@ -18,8 +18,8 @@ from docauth.imageio import bounded_resize
 
 DETECTOR_MODEL = "text_detector"
 # The page is detected at this many pixels on its long side: the smallest printed labels of a card are then
-# about 7 px tall, the least the detector separates line from line at.
-DETECT_SIDE = 800
+# about 6 px tall, still above what the detector separates line from line at.
+DETECT_SIDE = 640
 SIDE_MULTIPLE = 32  # the network downsamples by 32
 PIXEL_THRESHOLD = 0.3
 BOX_THRESHOLD = 0.5

@@ -21,7 +21,7 @@ RECOGNIZER_MODEL = "text_recognizer"
 LINE_HEIGHT = 48
 MIN_LINE_WIDTH = 160  # narrower crops are padded: the model reads short words best with room after them
 MAX_LINE_WIDTH = 1600  # longer lines are cut off there (no field is that long at 48 px high)
-BATCH_WIDTH = 6400  # pixels of line width per model call: crops of similar width share a batch
+BATCH_WIDTH = 1600  # pixels of line width per model call: crops of similar width share a batch
 
 
 @dataclass(frozen=True)
