@@ -254,28 +254,17 @@ def write_docs(speed, spec, peye, n_images, eval_json=None, fresh_eval_json=None
         "the page (`found_in_print`). The quarter-turn comes from the MRZ or, without one, from the card "
         "outline's landscape shape (for a card side, or any outline in a TD1 card's proportions when the side is "
         "not known), label-above-value layout votes and Tesseract's orientation "
-        "detector. "
-        "Printed fields: Tesseract in process (libtesseract's C API, language loaded once per worker; "
-        "`docauth.ocr.tesseract`) over a mosaic of the text boxes (at most 60, sized against the page's short "
-        "side; past 60, word boxes before single-glyph ones such as a keyboard's keys; a first or last glyph "
-        "1.6 times taller than the word's others, a piece of guilloche, left out of its box), read in two halves at "
-        "once; on pages without a valid MRZ, "
-        "what looks like a document number or a date (two digits, or one word of 6-10 capitals and digits) or a "
-        "name (three capitals or more) is "
-        "read again by the printed-field recogniser (`models/viz_lines`, the MRZ recogniser's network at 32x320 "
-        "trained by `docauth train viz` on the reader's own text-box crops of generated cards; Tesseract reads "
-        "random letters and digits 5/S, 8/B, and has no Æ, Ø or ẞ) and its read kept when it is confident "
-        "(>= 0.8) and is a date, or a number where Tesseract read no date, or a name that spells more of "
-        "AE/OE/SS (ICAO's transliteration of those letters) and is otherwise Tesseract's name; labels matched "
-        "by keyword in English and the documents' second languages (fuzzily; either half of a bilingual label "
-        "read as two phrases names its field; "
-        "two labels read as one phrase name both fields, the second taking the value nearest before its "
-        "keyword; a label read without the slash between its languages matched by its words), content "
-        "fallbacks (dates, number, sex, nationality, names of the dates' print size whose left edge lines up "
-        "with another value's); a page "
-        "without an MRZ that gives four fields or fewer in its outline is read again on the whole photo "
-        "(levelled by its text direction, turned upright by its text; if that read also gives four or fewer, the "
-        "other way up as well, then the located outline the other way up) and the read with more fields kept.",
+        "detector (its only use). "
+        "Printed fields (`docauth/ocr/printed/`): the PP-OCRv4 mobile text detector on the upright document at "
+        "640 px (DB regions; one several lines tall is cut again at higher thresholds), lines above the MRZ and "
+        "wider than two glyphs read by the PP-OCRv4 recogniser (ONNX through the runtime layer, 48 px high, "
+        "batched by width, Latin-script classes only, a dropped space put back from the glyph pitch); captions "
+        "matched in about 25 languages (bilingual and numbered, fuzzily; the longest keyword decides), the value "
+        "below or beside its caption; where an MRZ was read, its values are looked for among the value-sized "
+        "lines, those whose length best fits first, four at a time, and the captions read (by their last 18 "
+        "glyphs) only for a value not found; a TD1 back in one card's proportions is not read for print. A page "
+        "without an MRZ that gives one field or none is read again on the whole photo and the other way up, and "
+        "the read with more fields kept.",
         "",
         f"Measured {dt.date.today().isoformat()} on {_cpu_name()}, pinned to 1 core "
         f"(`nice -n 10 .venv/bin/python bench/bench_ocr.py --write-docs`; load average "
@@ -284,7 +273,7 @@ def write_docs(speed, spec, peye, n_images, eval_json=None, fresh_eval_json=None
         "| measure | result | target |",
         "|---|---|---|",
         f"| MRZ reading of one card photo (median of {n_images}), CPU time | {speed['mrz_cpu_ms']:.0f} ms | <= 150 ms |",
-        f"| full OCR of one card photo (median of {n_images}), CPU time incl. Tesseract | "
+        f"| full OCR of one card photo (median of {n_images}), CPU time incl. printed fields | "
         f"{speed['full_cpu_ms']:.0f} ms | <= 600 ms |",
         f"| same, wall time (load average {speed['load']:.1f} on 2 cores while measured) | "
         f"{speed['mrz_median_ms']:.0f} / {speed['full_median_ms']:.0f} ms | |",
@@ -311,7 +300,7 @@ def write_docs(speed, spec, peye, n_images, eval_json=None, fresh_eval_json=None
         lines += ["", f"docauth misses: {', '.join(missed) if missed else 'none'}."]
         printed = spec.get("printed_fields")
         if printed:
-            lines += ["", "Printed fields (VIZ: Tesseract and the printed-field recogniser) on the same specimens, against the fields of their true MRZ "
+            lines += ["", "Printed fields (`docauth/ocr/printed`) on the same specimens, against the fields of their true MRZ "
                       "(read = a value was given; exact = it equals the MRZ's): "
                       + "; ".join(f"{name.replace('_', ' ')} {p['exact']} exact of {p['read']} read "
                                   f"({p['specimens']} specimens)" for name, p in printed.items())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +12,7 @@ import numpy as np
 
 from docauth.config import default_models_dir
 from docauth.errors import ModelError
+from docauth.runtime.engines.base import file_sha256
 
 
 @dataclass(frozen=True)
@@ -169,14 +169,6 @@ def load_model(
 SHA256_KEY = "sha256"  # models/<name>.json: {"sha256": {"<name>.keras": "<hex>", "<name>.onnx": "<hex>"}}
 
 
-def _file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def model_files(name: str, models_dir: str | Path | None = None) -> list[Path]:
     """The model's weight files that exist: ``<name>.keras`` and ``<name>.onnx``."""
     paths = model_paths(name, models_dir)
@@ -191,7 +183,7 @@ def record_checksums(name: str, models_dir: str | Path | None = None) -> dict:
     metadata = load_metadata(name, models_dir)
     if not isinstance(metadata, dict):
         raise ModelError(f"model metadata file is not a JSON object: {paths.metadata}")
-    metadata[SHA256_KEY] = {p.name: _file_sha256(p) for p in model_files(name, models_dir)}
+    metadata[SHA256_KEY] = {p.name: file_sha256(p) for p in model_files(name, models_dir)}
     tmp = paths.metadata.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(metadata, indent=2) + "\n")
     tmp.replace(paths.metadata)
@@ -213,7 +205,7 @@ def verify_file(path: Path, metadata: dict, *, required: bool = True) -> None:
         return
     if not path.is_file():
         raise ModelError(f"model file missing: {path}")
-    actual = _file_sha256(path)
+    actual = file_sha256(path)
     if actual != expected:
         raise ModelError(f"model file is corrupt or replaced: {path} (SHA-256 {actual[:12]}..., its metadata "
                          f"records {str(expected)[:12]}...)")
