@@ -1,4 +1,4 @@
-"""Dates on documents: the century of a two-digit year, one rule per kind of date.
+"""Dates on documents and records: one parser, and the century of a two-digit year by one rule per kind.
 
 MRZs and many printed zones give years as two digits. The century is the latest one that keeps the date
 possible for its kind:
@@ -18,7 +18,9 @@ True
 
 from __future__ import annotations
 
-from datetime import date
+import re
+from datetime import date, datetime
+from typing import Any
 
 KINDS = ("birth", "issue", "expiry")
 EXPIRY_HORIZON_YEARS = 20
@@ -45,4 +47,32 @@ def full_date(yy: int, month: int, day: int, *, kind: str, today: date | None = 
             return None
         if candidate <= limit:
             return candidate
+    return None
+
+
+def parse_date(value: Any, *, kind: str = "birth", today: date | None = None) -> date | None:
+    """A date from a ``date``, ISO ``YYYY-MM-DD``, ``YYYYMMDD`` or an MRZ's ``YYMMDD`` (century by
+    :func:`full_date`); None for anything else.
+
+    >>> parse_date("1974-08-12"), parse_date("740812", today=date(2026, 1, 1))
+    (datetime.date(1974, 8, 12), datetime.date(1974, 8, 12))
+    >>> parse_date("470101", kind="expiry", today=date(2026, 1, 1)), parse_date("2031-02-30")
+    (datetime.date(1947, 1, 1), None)
+    """
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    text = str(value).strip()
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            return date.fromisoformat(text)
+        if re.fullmatch(r"\d{8}", text):
+            return date(int(text[:4]), int(text[4:6]), int(text[6:]))
+    except ValueError:
+        return None
+    if re.fullmatch(r"\d{6}", text):
+        return full_date(int(text[:2]), int(text[2:4]), int(text[4:]), kind=kind, today=today)
     return None

@@ -15,8 +15,8 @@ from docauth.matching.text import (
     fold_name,
     match_person,
     name_variants,
-    parse_date,
 )
+from docauth.dates import parse_date
 
 TODAY = dt.date(2026, 11, 22)
 

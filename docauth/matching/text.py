@@ -33,6 +33,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from docauth.dates import parse_date
+
 DEFAULT_NAME_THRESHOLD = 0.85
 
 # ICAO 9303 Part 3, section 6 (transliteration of Latin multi-letter and
@@ -254,43 +256,6 @@ def compare_names(document: str | None, record: str | None, field: str = "name",
     if best >= threshold:
         return FieldMatch(field, best, True, "fuzzy", doc_text, rec_text)
     return FieldMatch(field, best, False, "mismatch", doc_text, rec_text)
-
-
-def parse_date(value: Any, *, kind: str = "birth", today: dt.date | None = None) -> dt.date | None:
-    """A date from ``date``, ISO ``YYYY-MM-DD``, ``YYYYMMDD`` or MRZ ``YYMMDD``.
-
-    MRZ years have two digits: birth dates take the latest century not in the
-    future, expiry dates the century that puts them within 50 years of today.
-
-    >>> parse_date("740812", today=dt.date(2026, 1, 1))
-    datetime.date(1974, 8, 12)
-    >>> parse_date("310101", kind="expiry", today=dt.date(2026, 1, 1))
-    datetime.date(2031, 1, 1)
-    """
-    if value is None or value == "":
-        return None
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    text = str(value).strip()
-    today = today or dt.date.today()
-    try:
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-            return dt.date.fromisoformat(text)
-        if re.fullmatch(r"\d{8}", text):
-            return dt.date(int(text[:4]), int(text[4:6]), int(text[6:]))
-        if re.fullmatch(r"\d{6}", text):
-            yy, mm, dd = int(text[:2]), int(text[2:4]), int(text[4:])
-            if kind == "birth":
-                year = 2000 + yy if 2000 + yy <= today.year else 1900 + yy
-                candidate = dt.date(year, mm, dd)
-                return candidate if candidate <= today else dt.date(year - 100, mm, dd)
-            year = 2000 + yy if 2000 + yy <= today.year + 50 else 1900 + yy
-            return dt.date(year, mm, dd)
-    except ValueError:
-        return None
-    return None
 
 
 def compare_birth_dates(document: Any, record: Any, today: dt.date) -> FieldMatch:

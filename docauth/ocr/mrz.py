@@ -81,6 +81,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Iterable, Sequence
 
+from docauth.dates import full_date
 from docauth.ocr.checkdigit import check_digit
 
 MRZ_CHARS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ<"
@@ -1099,9 +1100,9 @@ def _td1_long_number(lines) -> tuple[str, str]:
 def mrz_date(yymmdd: str, *, kind: str, today: date | None = None) -> str | None:
     """ISO date of a YYMMDD MRZ date, or None if it is not a calendar date.
 
-    Century rule: a birth date is the latest century that does not put it in
+    Century rule (:mod:`docauth.dates`): a birth date is the latest century that does not put it in
     the future; an expiry date is the latest century that puts it no more
-    than 20 years after today (documents are valid at most ~10-15 years).
+    than ``EXPIRY_HORIZON_YEARS`` after today.
 
     >>> mrz_date("740812", kind="birth", today=date(2026, 1, 1))
     '1974-08-12'
@@ -1112,20 +1113,11 @@ def mrz_date(yymmdd: str, *, kind: str, today: date | None = None) -> str | None
     >>> mrz_date("741312", kind="birth") is None, mrz_date("74<<<<", kind="birth") is None
     (True, True)
     """
-    today = today or date.today()
     if not re.fullmatch(r"\d{6}", yymmdd or ""):
         return None
-    yy, mm, dd = int(yymmdd[:2]), int(yymmdd[2:4]), int(yymmdd[4:])
-    limit = today if kind == "birth" else date(min(today.year + 20, 9999), today.month, min(today.day, 28))
-    century = (limit.year // 100) * 100
-    for base in (century, century - 100):
-        try:
-            d = date(base + yy, mm, dd)
-        except ValueError:
-            return None
-        if d <= limit:
-            return d.isoformat()
-    return None
+    found = full_date(int(yymmdd[:2]), int(yymmdd[2:4]), int(yymmdd[4:]),
+                      kind="birth" if kind == "birth" else "expiry", today=today)
+    return found.isoformat() if found else None
 
 
 # ICAO 9303 part 3, section 6 (recommended transliteration of Latin multinational characters).

@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from docauth.dates import parse_date
 from docauth.errors import DocauthError, InputError, InvalidImage, NotFound
 from docauth.pipeline import stages as S
 from docauth.pipeline.claims import claimed_person_id
@@ -273,7 +274,7 @@ class Pipeline:
         if read.get("viz_mrz_mismatch"):
             result.add_reason("viz_mrz_mismatch", "ocr",
                               REASONS["viz_mrz_mismatch"] + f" ({', '.join(read['viz_mrz_mismatch'])})")
-        expiry = S.parse_date(fields.get("expiry_date"))
+        expiry = parse_date(fields.get("expiry_date"), kind="expiry")
         if expiry is not None and expiry < self.today():
             result.add_reason("expired", "ocr", REASONS["expired"])
         return ocr, read

@@ -7,8 +7,6 @@ imports its package lazily (importing the pipeline loads no framework).
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 import threading
 from typing import Any
 
@@ -209,30 +207,6 @@ def rectified(ocr):
     doc = getattr(ocr, "document", None)
     img = getattr(doc, "rectified", None) if doc is not None else None
     return img if isinstance(img, np.ndarray) and img.size else None
-
-
-_DATE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
-
-
-def parse_date(value) -> dt.date | None:
-    """ISO dates (what the OCR stage reports) -> date; anything else -> None.
-
-    >>> parse_date("2031-05-02"), parse_date("garbage")
-    (datetime.date(2031, 5, 2), None)
-    """
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    if not isinstance(value, str):
-        return None
-    m = _DATE_RE.match(value.strip())
-    if not m:
-        return None
-    try:
-        return dt.date(int(m[1]), int(m[2]), int(m[3]))
-    except ValueError:
-        return None
 
 
 # -- faces -----------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session
 
+from docauth.dates import parse_date
 from docauth.errors import ConfigError, Conflict, InputError, NotFound, Unavailable
 from docauth.store.models import ApiKeyRow, CheckResultRow, CheckRow, FaceTemplateRow, PersonRow, utcnow
 from docauth.store.newfile import build_whole, folder_lock, pending_file
@@ -99,10 +100,11 @@ def _parse_date(name: str, value: Any) -> dt.date | None:
         return value.date()
     if isinstance(value, dt.date):
         return value
-    try:
-        return dt.date.fromisoformat(str(value).strip())
-    except ValueError as exc:
-        raise InputError(f"{name} must be a date YYYY-MM-DD, got {value!r}", code="invalid_date") from exc
+    text = str(value).strip()
+    parsed = parse_date(text) if len(text) == 10 else None  # a record's dates are full ISO dates
+    if parsed is None:
+        raise InputError(f"{name} must be a date YYYY-MM-DD, got {value!r}", code="invalid_date")
+    return parsed
 
 
 def person_values(fields: dict[str, Any], *, partial: bool) -> dict[str, Any]:
