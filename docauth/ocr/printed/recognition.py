@@ -91,7 +91,10 @@ class TextRecognizer:
             batches.append(current)
         out = []
         for idx in batches:
-            width = max(MIN_LINE_WIDTH, max(widths[i] for i in idx))
+            # Widths in steps of MIN_LINE_WIDTH: an engine that compiles per input shape (OpenVINO) then sees
+            # ten widths, not hundreds; each new shape costs a compilation and memory.
+            widest = max(widths[i] for i in idx)
+            width = -(-widest // MIN_LINE_WIDTH) * MIN_LINE_WIDTH
             x = np.zeros((len(idx), 3, LINE_HEIGHT, width), np.float32)
             for k, i in enumerate(idx):
                 line = bounded_resize(crops[i], (widths[i], LINE_HEIGHT))

@@ -21,6 +21,9 @@ from docauth.runtime.engines.onnx_runtime import SOURCE_SHA_KEY
 from docauth.runtime.model import expected_sample_shape, verify_file
 
 
+SHAPE_CACHE_ENTRIES = 32
+
+
 @functools.lru_cache(maxsize=1)
 def core():
     import openvino
@@ -66,6 +69,10 @@ def load(spec: BackendSpec, paths, metadata: dict, mode: str) -> Runner:
         raise ModelError(f"ONNX model missing: {paths.onnx}; run `docauth export`")
     verify_file(paths.onnx, metadata)  # a corrupt or replaced file would compile and answer wrongly
     config = compile_config(spec, mode)
+    if device == "CPU" and None in expected_sample_shape(metadata):
+        # A model whose input sides vary keeps compiled kernels per shape seen: bounded, or memory grows with
+        # every new shape.
+        config["CPU_RUNTIME_CACHE_CAPACITY"] = SHAPE_CACHE_ENTRIES
     sample = expected_sample_shape(metadata)
     dynamic_sides = None in sample
     try:
