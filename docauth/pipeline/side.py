@@ -76,15 +76,11 @@ class SidedClassification:
     mrz_ms: float | None = field(default=None, repr=False)
 
     def export(self) -> dict:
-        return {
-            "is_document": bool(self.is_document),
-            "document_score": round(float(self.document_score), 6),
-            "side": self.side,
-            "side_scores": {k: round(float(v), 6) for k, v in self.side_scores.items()},
-            "side_model": self.side_model,
-            "side_source": self.side_source,
-            "mrz_kind": self.mrz_kind,
-        }
+        """The classifier's export (the decided side in it) and the evidence behind the side."""
+        from docauth.classifiers.stage import Classification
+
+        base = Classification(self.is_document, self.document_score, self.side, self.side_scores).export()
+        return {**base, "side_model": self.side_model, "side_source": self.side_source, "mrz_kind": self.mrz_kind}
 
 
 def zone_evidence(mrz_reader: Any, image: np.ndarray, model_side: str | None) -> tuple[str | None, bool]:
