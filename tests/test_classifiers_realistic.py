@@ -89,3 +89,19 @@ def test_fresh_layouts_print_a_valid_zone_in_its_place(which, kind, lines):
         # the zone's band is printed in dark OCR-B below ``top``; the page above it holds the rest
         band = page[int(page.shape[0] * top):]
         assert band.min() < 60
+
+
+def test_a_fresh_card_front_shows_the_portrait_and_no_zone():
+    from docauth.classifiers import layouts
+    from docauth.synth.identity import random_identity
+
+    rng = np.random.default_rng([SEED, 7])
+    face = np.zeros((360, 280, 3), np.uint8)
+    face[..., 1] = 255  # a pure green no security print uses
+    card = layouts.card_front(rng, random_identity(rng), face)
+    assert card.shape == (layouts.TD1_CARD[1], layouts.TD1_CARD[0], 3)
+    green = (card[..., 1] > 240) & (card[..., 0] < 20) & (card[..., 2] < 20)
+    assert green.mean() > 0.1  # a card-front portrait fills a good part of the card
+    # no zone: the bottom band holds no dark rows of OCR-B across the card
+    bottom = card[int(card.shape[0] * 0.8):].mean(axis=2)
+    assert ((bottom < 60).mean(axis=1) < 0.2).all()

@@ -1,10 +1,12 @@
-"""Passport data pages and ID card backs in layouts drawn afresh for each sample.
+"""Passport data pages and ID card fronts and backs in layouts drawn afresh for each sample.
 
 The generator draws each kind of document from one template, and a model trained on it learns the template:
 a real passport page, laid out otherwise, no longer looks "open" to it. Here the parts every issuer prints —
-header, portrait, labelled fields, MRZ; on a card back the chip, codes, a few fields and the three-line zone —
-are placed, sized and styled at random within what ICAO 9303 fixes (the zone's place and line count, the
-portrait on the left of a data page). Used by :mod:`docauth.classifiers.realistic`.
+header, portrait, labelled fields, MRZ; on a card front the portrait and fields without a zone; on a card back
+the chip, codes, a few fields and the three-line zone — are placed, sized and styled at random within what
+ICAO 9303 fixes (the zone's place and line count, the portrait on the left of a data page). Every side is drawn
+so: a side drawn only from the generator's template would teach the model that a fresh layout means the other
+sides. Used by :mod:`docauth.classifiers.realistic`.
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ FIELD_LABELS = {
     "authority": ("Authority", "Autorité", "Behörde", "Autoridad"),
     "personal": ("Personal No.", "N° personnel", "Pers.-Nr.", "N° personal"),
     "address": ("Address", "Adresse", "Anschrift", "Domicilio"), "height": ("Height", "Taille", "Größe", "Estatura"),
+    "card_number": ("Document No.", "N° du document", "Ausweisnummer", "Núm. soporte"),
 }
+CARD_TITLES = ("IDENTITY CARD", "CARTE D'IDENTITÉ", "PERSONALAUSWEIS", "DOCUMENTO DE IDENTIDAD",
+               "CARTA D'IDENTITÀ", "IDENTITEITSKAART", "RESIDENCE PERMIT", "BORDER PASS")
 PASSPORT_WORDS = ("PASSPORT", "PASSEPORT", "REISEPASS", "PASAPORTE", "PASSAPORTO", "PASPOORT", "PASS")
 
 
@@ -94,6 +99,66 @@ def data_page(rng: np.random.Generator, identity: dict, portrait: np.ndarray) ->
                       identity["sex"], identity["expiry"], doc_code=d.pick(rng, ["P<", "P<", "PP", "PD"]))
     _zone(dr, rng, lines, w, h, mrz_top)
     return np.asarray(img).copy(), lines, mrz_top
+
+
+def card_front(rng: np.random.Generator, identity: dict, portrait: np.ndarray) -> np.ndarray:
+    """An ID card's front: header, portrait, labelled fields, signature; no zone (TD1 prints it on the back)."""
+    from docauth.synth import draw as d
+    from docauth.synth.identity import country, format_date
+    from docauth.synth.portrait import fit_photo
+
+    w, h = TD1_CARD
+    hue = rng.random()
+    img = _paper(rng, w, h, hue)
+    dr = ImageDraw.Draw(img)
+    regular, bold = d.pick(rng, d.VIZ_FAMILIES)
+    ink = d.pick(rng, [(10, 10, 15), (25, 25, 40), (15, 25, 60)])
+    label_ink = d.pick(rng, [(70, 70, 80), d.hsv(hue, 0.6, 0.45), (40, 60, 110), (110, 50, 60)])
+    _, en_name, local_name, adjective = country(identity["issuing_state"])
+    header = float(rng.uniform(0.12, 0.2))
+    if rng.random() < 0.35:  # a coloured band across the top
+        dr.rectangle([0, 0, w, h * header], fill=d.hsv(hue, rng.uniform(0.3, 0.7), rng.uniform(0.45, 0.8)))
+        head_ink = (250, 250, 250)
+    else:
+        head_ink = d.hsv(hue + rng.uniform(-0.1, 0.1), rng.uniform(0.5, 0.9), rng.uniform(0.25, 0.5))
+    name = (local_name if local_name and rng.random() < 0.6 else en_name).upper()
+    dr.text((w * 0.04, h * header * 0.12), name, font=d.fit_font(bold, name, w * 0.75, int(h * header * 0.45)),
+            fill=head_ink)
+    title = " / ".join(rng.choice(CARD_TITLES[:6], size=int(rng.integers(1, 3)), replace=False))
+    dr.text((w * 0.04, h * header * 0.58), title, font=d.fit_font(regular, title, w * 0.75, int(h * header * 0.32)),
+            fill=head_ink)
+    if rng.random() < 0.5:
+        d.emblem(dr, rng, (w * 0.92, h * header * 0.5), h * header * 0.38, head_ink)
+    # the portrait, on the left of most cards
+    left = rng.random() < 0.75
+    top = h * (header + rng.uniform(0.03, 0.08))
+    ph = int(h * rng.uniform(0.5, 0.68))
+    ph = min(ph, int(h * 0.97 - top))
+    pw = int(ph * rng.uniform(0.74, 0.82))
+    px = int(w * rng.uniform(0.03, 0.06)) if left else int(w * rng.uniform(0.94, 0.97) - pw)
+    img.paste(Image.fromarray(fit_photo(portrait, pw, ph)), (px, int(top)))
+    if rng.random() < 0.35:  # a contact chip on the front (many EU cards)
+        cw = w * rng.uniform(0.1, 0.13)
+        cx = px + pw + w * 0.03 if left else w * 0.05
+        d.chip(dr, rng, (cx, h * 0.72, cx + cw, h * 0.72 + cw * 0.8))
+    date_style = d.pick(rng, ("dd.mm.yyyy", "dd MON yyyy", "dd mm yyyy", "d MON/FR yy"))
+    values = [("surname", identity["surname"]), ("given", identity["given_names"]), ("sex", identity["sex"]),
+              ("nationality", identity["nationality"] if rng.random() < 0.5 else (adjective or "").upper()),
+              ("birth", format_date(identity["date_of_birth"], date_style)),
+              ("card_number", identity["document_number"]), ("expiry", format_date(identity["expiry"], date_style))]
+    if rng.random() < 0.4:
+        values.append(("place", identity["place_of_birth"]))
+    fx0 = px + pw + w * 0.04 if left else w * 0.04
+    fx1 = w * 0.96 if left else px - w * 0.03
+    bottom = h * rng.uniform(0.78, 0.92)
+    _fields(dr, rng, values, (fx0, top - h * 0.02, fx1, bottom), regular, bold, ink, label_ink, _languages(rng),
+            numbered=rng.random() < 0.25)
+    if rng.random() < 0.6:
+        d.signature(dr, rng, (fx0 + (fx1 - fx0) * 0.4, bottom, fx1, h * 0.97))
+    if rng.random() < 0.4:  # a card access number in a corner
+        can = "".join(str(int(v)) for v in rng.integers(0, 10, 6))
+        dr.text((w * 0.82, h * 0.9), can, font=d.font(bold, int(h * 0.05)), fill=ink)
+    return np.asarray(img).copy()
 
 
 def card_back(rng: np.random.Generator, identity: dict) -> tuple[np.ndarray, list[str], float]:

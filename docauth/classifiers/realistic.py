@@ -32,8 +32,8 @@ CAPTURES = {"render": 0.35, "scan": 0.3, "photo": 0.35}
 # frame, or the astronaut) more often than the generator's drawing, as on real documents.
 PORTRAITS = {"lfw": 0.55, "astronaut": 0.15, "drawn": 0.3}
 SPECIMEN_SHARE = 0.35  # specimen galleries print SPECIMEN across the document
-# Pages and backs in layouts drawn afresh (docauth.classifiers.layouts) rather than the generator's template.
-FRESH_LAYOUT = {"td3_page": 0.7, "td3_spread": 0.7, "td1_back": 0.6}
+# Every side in layouts drawn afresh (docauth.classifiers.layouts) rather than the generator's template, most often.
+FRESH_LAYOUT = {"td3_page": 0.7, "td3_spread": 0.7, "td1_back": 0.6, "td1_front": 0.7}
 SECONDARY_PORTRAIT = {"td3_page": 0.6, "td3_spread": 0.6, "td1_back": 0.75}
 STREAM = 79  # this module's random-stream key
 
@@ -143,6 +143,9 @@ def _render(kind: str, rng: np.random.Generator, portrait):
         if kind == "td1_back":
             page, _, mrz_top = layouts.card_back(rng, identity)
             mask = _card_mask(page.shape[:2])
+        elif kind == "td1_front":
+            page = layouts.card_front(rng, identity, face)
+            return page, _card_mask(page.shape[:2]), None, None
         else:
             page, _, mrz_top = layouts.data_page(rng, identity, face)
             mask = None
