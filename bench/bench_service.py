@@ -196,24 +196,20 @@ def main() -> None:
     lines = [
         "## Service: throughput by mode (`bench/bench_service.py`)",
         "",
-        f"Measured {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC on {machine()}; real `docauth serve` "
-        f"(gunicorn) on loopback, shipped models, SQLite; {args.requests} full checks (`POST /v1/checks` with "
-        f"`person_id`) per concurrency level over {args.images} phone photos of ID cards and passport pages; "
-        "the machine was shared with other jobs, so compare the rows of one run, not absolute numbers.",
+        f"Full checks of the enrolled person ({args.requests} per concurrency level, {args.images} phone photos) "
+        "against `docauth serve` (gunicorn, loopback, SQLite) in each mode.",
         "",
-        "| mode | workers x threads | concurrency | checks/s | p50 ms | p95 ms | errors |",
-        "|---|---|---:|---:|---:|---:|---:|",
     ]
-    for r in rows:
-        threads = "32" if r["mode"] == "throughput" else "2"
-        lines.append(f"| {r['mode']} | {r['workers']} x {threads} | {r['concurrency']} | {r['checks_per_s']:.2f} | "
-                     f"{r['p50']:.0f} | {r['p95']:.0f} | {r['errors']} |")
-    ratios = []
+    modes = args.modes.split(",")
+    lines += ["| concurrency | " + " | ".join(f"{m} checks/s | {m} p50 / p95 ms" for m in modes) + " |",
+              "|---:|" + "---:|---:|" * len(modes)]
     for c in (int(x) for x in args.concurrency.split(",")):
-        if ("realtime", c) in by and ("throughput", c) in by:
-            ratios.append(f"c={c}: {by[('throughput', c)]['checks_per_s'] / by[('realtime', c)]['checks_per_s']:.2f}x")
-    if ratios:
-        lines += ["", "Throughput mode vs realtime mode (checks/s ratio): " + ", ".join(ratios) + "."]
+        cells = [f"{by[m, c]['checks_per_s']:.2f} | {by[m, c]['p50']:.0f} / {by[m, c]['p95']:.0f}"
+                 if (m, c) in by else "- | -" for m in modes]
+        lines.append(f"| {c} | " + " | ".join(cells) + " |")
+    lines += ["", f"Errors: {sum(r['errors'] for r in rows)}. Measured {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC on {machine()}; workers x threads: "
+              + ", ".join(sorted({f"{r['mode']} {r['workers']} x {32 if r['mode'] == 'throughput' else 2}"
+                                  for r in rows})) + "."]
     markdown = "\n".join(lines)
     print(markdown)
     if not args.no_write:

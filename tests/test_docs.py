@@ -1,0 +1,59 @@
+"""The docs stay guides: docs/benchmarks.md short with the sections its scripts write, docs/api.md naming every
+error code the service can answer, docs/architecture.md short and naming modules that exist."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+BENCHMARKS = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
+
+sys.path.insert(0, str(ROOT / "bench"))
+import bench_ocr  # noqa: E402  (bench/bench_ocr.py: the OCR section's writer, standard library only at import)
+
+
+def prose_paragraphs(markdown: str) -> list[str]:
+    """Paragraphs and list items, without tables and code blocks."""
+    markdown = re.sub(r"```.*?```", "", markdown, flags=re.S)
+    out = []
+    for block in re.split(r"\n\s*\n", markdown):
+        lines = [line for line in block.splitlines() if not line.lstrip().startswith(("|", "<!--"))]
+        text = "\n".join(lines)
+        out += [item for item in re.split(r"\n(?=- )", text) if item.strip()]
+    return out
+
+
+def test_benchmarks_is_under_1500_words_with_short_paragraphs():
+    words = len(BENCHMARKS.split())  # as `wc -w` counts
+    assert words < 1500, f"docs/benchmarks.md has {words} words: move history to docs/history.md"
+    long = [p[:60] for p in prose_paragraphs(BENCHMARKS) if len(p.split()) > 80]
+    assert long == [], long
+
+
+def test_every_section_a_script_writes_has_its_markers_once():
+    names = set()
+    for script in (ROOT / "bench").glob("*.py"):
+        names |= set(re.findall(r"<!-- (\w+):begin -->", script.read_text(encoding="utf-8")))
+    assert {"ocr", "kiosk", "service", "load", "matching", "batch", "synth"} <= names
+    for name in names:
+        begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+        assert BENCHMARKS.count(begin) == 1 and BENCHMARKS.count(end) == 1, name
+        assert BENCHMARKS.index(begin) < BENCHMARKS.index(end), name
+
+
+def test_the_ocr_section_renders_short_from_the_stored_evaluations():
+    results = ROOT / "bench" / "results"
+    speed = {"mrz_cpu_ms": 115.0, "full_cpu_ms": 271.0, "locate_ms": 43.0, "mrz_ms": 68.0, "viz_ms": 151.0,
+             "load": 1.0}
+    spec = {"mrz_exact": 32, "count": 35, "mrz_exact_rate": 32 / 35, "false_valid": 0}
+    peye = json.loads((results / "passporteye.json").read_text())
+    section = bench_ocr.section(speed, spec, peye, 30, results / "ocr_eval_2000.json",
+                                results / "ocr_eval_2000_seed420000.json")
+    assert section.startswith("<!-- ocr:begin -->") and section.rstrip().endswith("<!-- ocr:end -->")
+    assert "| 0.9724 (0.9906 / 0.949); 0 |" in section  # the stored evaluation's MRZ rate, TD1 / TD3
+    assert "0.9766" in section  # the second seed's
+    assert len(section.split()) < 260
