@@ -57,3 +57,47 @@ def test_the_ocr_section_renders_short_from_the_stored_evaluations():
     assert "| 0.9724 (0.9906 / 0.949); 0 |" in section  # the stored evaluation's MRZ rate, TD1 / TD3
     assert "0.9766" in section  # the second seed's
     assert len(section.split()) < 260
+
+
+def service_error_codes() -> dict[str, str]:
+    """Every stable error code the reading library, the service, the store, batch and the CLI can raise or
+    answer, read from the source: class defaults (``code = "..."``), ``code="..."`` arguments, the JSON error
+    bodies written as literals, and the status-to-code tables of the Flask app and the gunicorn worker.
+    The lab (training, synth) is left out: it answers no request."""
+    import ast
+
+    found: dict[str, str] = {}
+    for path in sorted((ROOT / "docauth").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith(("docauth/training/", "docauth/synth/")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            values = []
+            if isinstance(node, ast.Call):
+                values += [kw.value for kw in node.keywords if kw.arg == "code"]
+            elif isinstance(node, ast.ClassDef):
+                values += [stmt.value for stmt in node.body if isinstance(stmt, ast.Assign)
+                           and any(isinstance(t, ast.Name) and t.id == "code" for t in stmt.targets)]
+            elif isinstance(node, ast.Dict):
+                values += [v for k, v in zip(node.keys, node.values)
+                           if isinstance(k, ast.Constant) and k.value == "code"]
+            elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in ("_HTTP_CODES",
+                                                                                           "_CLIENT_ERRORS")
+                                                      for t in node.targets):
+                if isinstance(node.value, ast.Dict):
+                    values += node.value.values
+                elif isinstance(node.value, ast.Tuple):
+                    values += [row.elts[3] for row in node.value.elts if isinstance(row, ast.Tuple)]
+            for value in values:
+                if isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value:
+                    found.setdefault(value.value, f"{rel}:{getattr(value, 'lineno', 0)}")
+    return found
+
+
+def test_every_error_code_is_in_the_api_docs():
+    codes = service_error_codes()
+    assert {"invalid_image", "json_too_deep", "implausible_aspect_ratio", "uri_too_long", "headers_too_large",
+            "internal_error", "method_not_allowed", "invalid_text"} <= set(codes)  # the scan still finds them
+    api = (DOCS / "api.md").read_text(encoding="utf-8")
+    missing = {code: where for code, where in codes.items() if f"`{code}`" not in api}
+    assert missing == {}, f"add these codes to the Errors section of docs/api.md: {missing}"
