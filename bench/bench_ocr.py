@@ -81,7 +81,7 @@ def main() -> int:
     tf.config.threading.set_inter_op_parallelism_threads(1)
 
     from docauth.config import shared_data_dir
-    from docauth.ocr.evaluate import evaluate_specimens
+    from docauth.training.ocr_eval import evaluate_specimens
     from docauth.ocr.reader import DocumentReader
     from docauth.synth import generate_sample
     from docauth.synth.seeds import TESTS

@@ -48,7 +48,7 @@ print(json.dumps(out))
 def run_passporteye(specimen_root: Path, venv: Path = DEFAULT_VENV) -> dict | None:
     """PassportEye's results on every specimen, or None when its virtualenv is absent."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from docauth.ocr.evaluate import load_truth
+    from docauth.training.ocr_eval import load_truth
 
     python = venv / "bin" / "python"
     if not python.is_file():

@@ -74,8 +74,8 @@ train = lazy_group(
     "Train models from generated data.",
     {
         "classifiers": ("docauth.classifiers.cli:train_classifiers", "Train the document and side classifiers."),
-        "mrz": ("docauth.ocr.cli:train_mrz", "Train the MRZ line recogniser."),
-        "outline": ("docauth.ocr.cli:train_outline", "Train the document outline (localisation) model."),
+        "mrz": ("docauth.training.ocr_cli:train_mrz", "Train the MRZ line recogniser."),
+        "outline": ("docauth.training.ocr_cli:train_outline", "Train the document outline (localisation) model."),
     },
 )
 evaluate = lazy_group(
@@ -84,7 +84,7 @@ evaluate = lazy_group(
     {
         "classifiers": ("docauth.classifiers.cli:eval_classifiers",
                         "Accuracy of the document and side classifiers."),
-        "ocr": ("docauth.ocr.cli:eval_ocr", "Exact-match rates of the MRZ and printed fields."),
+        "ocr": ("docauth.training.ocr_cli:eval_ocr", "Exact-match rates of the MRZ and printed fields."),
         "faces": ("docauth.matching.cli:eval_faces", "Calibrate the face threshold on real photos."),
         "real": ("docauth.training.cli:eval_real", "Every stage on the real sets beside generated captures."),
     },

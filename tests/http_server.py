@@ -57,11 +57,12 @@ def test_models_dir() -> Path:
     code = (
         "import sys\n"
         "from docauth.runtime.standin import build_standin_model as b\n"
-        "from docauth.ocr import mrzlines\n"
+        "from docauth.ocr.mrzlines import build_model\n"
+        "from docauth.training.line_model import write_model\n"
         "d = sys.argv[1]\n"
         "b(d, 'document', height=128, width=128, labels=('not_document', 'document'), seed=1)\n"
         "b(d, 'side', height=128, width=128, labels=('front', 'back', 'open'), seed=2)\n"
-        "mrzlines.write_model(mrzlines.build_model()[1], d, training={'note': 'untrained stand-in'}, metrics={})\n"
+        "write_model(build_model()[1], d, training={'note': 'untrained stand-in'}, metrics={})\n"
     )
     subprocess.run([sys.executable, "-c", code, str(building)], check=True, capture_output=True, timeout=300,
                    env=_base_env())

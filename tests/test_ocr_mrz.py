@@ -248,7 +248,7 @@ def test_wrong_length_is_not_valid():
 
 
 def test_shared_specimen_strings_parse_as_annotated(shared_data):
-    from docauth.ocr.evaluate import load_truth
+    from docauth.training.ocr_eval import load_truth
 
     for row in load_truth(shared_data / "mrz-specimens"):
         r = parse_mrz(row["lines"])

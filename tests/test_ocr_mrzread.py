@@ -126,7 +126,7 @@ def test_line_geometry_helpers_match_numpy():
 def test_training_degrades_strips_like_the_readers_misses():
     """The recogniser's training augmentation lowers resolution and blurs: sharp glyph edges get softer."""
     tf = pytest.importorskip("tensorflow")
-    from docauth.ocr.mrzlines import degrade
+    from docauth.training.line_model import degrade
 
     tf.random.set_seed(3)
     strips = np.zeros((4, 32, 768, 1), np.float32)
@@ -144,7 +144,8 @@ def test_a_recogniser_grown_with_more_context_starts_reading_as_its_source():
     """More mixing layers (build_model's ``context``) start from a trained model: every layer the source has is
     taken over, the new residual branches add nothing, so the grown model gives the source's probabilities."""
     pytest.importorskip("tensorflow")
-    from docauth.ocr.mrzlines import build_model, init_from
+    from docauth.ocr.mrzlines import build_model
+    from docauth.training.line_model import init_from
 
     _, source = build_model(context=(1, 2))
     rng = np.random.default_rng(5)
@@ -162,7 +163,7 @@ def test_a_recogniser_grown_with_more_context_starts_reading_as_its_source():
 def test_a_strip_cache_is_extended_with_more_captures(tmp_path):
     import json
 
-    from docauth.ocr.mrzlines import extend_strip_cache
+    from docauth.training.line_model import extend_strip_cache
 
     source, target = tmp_path / "small.npz", tmp_path / "more.npz"
     x = np.zeros((2, LINE_H, LINE_W), np.uint8)
@@ -180,7 +181,7 @@ def test_a_strip_cache_is_extended_with_more_captures(tmp_path):
 def test_extending_an_extended_cache_keeps_the_chain_in_the_recipe(tmp_path):
     import json
 
-    from docauth.ocr.mrzlines import _extension_recipe, extend_strip_cache
+    from docauth.training.line_model import _extension_recipe, extend_strip_cache
 
     first, second, third = tmp_path / "a.npz", tmp_path / "b.npz", tmp_path / "c.npz"
     x = np.zeros((1, LINE_H, LINE_W), np.uint8)
@@ -196,7 +197,7 @@ def test_extending_an_extended_cache_keeps_the_chain_in_the_recipe(tmp_path):
 def test_extending_a_cache_needs_a_new_cache_file(tmp_path):
     from click.testing import CliRunner
 
-    from docauth.ocr.cli import train_mrz
+    from docauth.training.ocr_cli import train_mrz
 
     source = tmp_path / "small.npz"
     source.write_bytes(b"not read")
@@ -208,7 +209,7 @@ def test_extending_a_cache_needs_a_new_cache_file(tmp_path):
 
 def _motion_blurred_td3(tilt: float, blur_px: int) -> tuple[np.ndarray, np.ndarray]:
     """A TD3 zone on a page, smeared sideways (a hand moving), turned by ``tilt`` degrees: (image, zone centre)."""
-    from docauth.ocr.mrzrender import random_mrz, render_block
+    from docauth.training.mrz_render import random_mrz, render_block
 
     rng = np.random.default_rng(SEED)
     block = render_block(rng, random_mrz(rng, "TD3"), pitch_px=15)

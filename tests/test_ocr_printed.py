@@ -120,7 +120,7 @@ def printed_reader():
 
 
 def test_reads_the_printed_fields_of_a_generated_passport_page(printed_reader):
-    from docauth.ocr.evaluate import field_equal
+    from docauth.training.ocr_eval import field_equal
     from docauth.ocr.mrz import parse_mrz
     from docauth.synth.documents import render_document
     from docauth.synth.seeds import TESTS
@@ -143,7 +143,7 @@ def test_real_card_fronts_without_an_mrz_are_read_by_their_captions(printed_read
     """Real layouts the reader was not built on: of the specimen card fronts with the three fields labelled,
     most fields are read exactly from print alone."""
     from docauth.imageio import load_image
-    from docauth.ocr.evaluate import field_equal
+    from docauth.training.ocr_eval import field_equal
 
     root = shared_data / "real-docs"
     rows = [r for r in csv.DictReader(open(root / "labels.csv", newline="")) if r["side"] == "front"]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from docauth.errors import InvalidImage
-from docauth.ocr.evaluate import field_equal
+from docauth.training.ocr_eval import field_equal
 from docauth.synth import generate_sample, render_document
 from docauth.synth.seeds import TESTS
 
@@ -203,7 +203,7 @@ def test_bad_input_is_a_clear_error(mrz_reader):
 
 @pytest.mark.shared_data
 def test_real_specimens_meet_the_bar(mrz_reader, shared_data):
-    from docauth.ocr.evaluate import evaluate_specimens
+    from docauth.training.ocr_eval import evaluate_specimens
 
     report = evaluate_specimens(mrz_reader, shared_data / "mrz-specimens")
     misses = [(r["file"], r["read"]) for r in report["rows"] if not r["exact"]]
@@ -431,7 +431,7 @@ def test_text_that_is_not_an_mrz_is_not_credible_however_confidently_read():
 def test_printed_fields_of_a_specimen_are_scored_against_its_true_mrz():
     from types import SimpleNamespace
 
-    from docauth.ocr.evaluate import _printed_against_truth, _printed_summary
+    from docauth.training.ocr_eval import _printed_against_truth, _printed_summary
 
     truth = {"lines": ["I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6",
                        "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"]}

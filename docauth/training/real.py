@@ -22,7 +22,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from docauth.ocr.evaluate import field_equal
+from docauth.training.ocr_eval import field_equal
 
 PRINTED_FIELDS = ("surname", "given_names", "date_of_birth", "document_number")
 # Reasons a genuine document never deserves when its record is its own printed data.
@@ -85,7 +85,7 @@ def real_docs_cases(root: Path) -> list[Case]:
 
 def specimen_cases(root: Path) -> list[Case]:
     from docauth.imageio import load_image
-    from docauth.ocr.evaluate import load_truth
+    from docauth.training.ocr_eval import load_truth
 
     cases = []
     for row in load_truth(root):

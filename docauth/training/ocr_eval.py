@@ -9,7 +9,11 @@ from pathlib import Path
 
 import numpy as np
 
+from docauth.errors import DocauthError
+from docauth.imageio import load_image
+from docauth.ocr.mrz import parse_mrz
 from docauth.ocr.printed.compare import name_key, strip_accents
+from docauth.synth import generate_sample
 
 EVAL_FIELDS = ("surname", "given_names", "date_of_birth", "document_number", "expiry_date", "nationality", "sex")
 
@@ -25,9 +29,6 @@ def load_truth(root: Path) -> list[dict]:
 
 def evaluate_specimens(reader, root: Path, *, log=None) -> dict:
     """MRZ exact (all lines) on the real specimens, and MRZs reported valid whose text is wrong."""
-    from docauth.errors import DocauthError
-    from docauth.imageio import load_image
-
     rows = []
     for r in load_truth(root):
         t = time.perf_counter()
@@ -75,8 +76,6 @@ def _printed_against_truth(result, truth_row: dict) -> dict:
     Real documents print what their MRZ encodes (names in their national spelling, which
     :func:`field_equal` folds), so the true MRZ is the truth of the printed fields too.
     """
-    from docauth.ocr.mrz import parse_mrz
-
     truth = parse_mrz(truth_row["lines"], correct=False).fields
     out = {}
     for name in PRINTED_FIELDS:
@@ -125,8 +124,6 @@ def field_equal(name: str, got, truth) -> bool:
 def evaluate_synthetic(reader, count: int, seed: int, *, categories=("td1_back", "td3_open", "td1_front"),
                        log=None, progress_every: int = 100) -> dict:
     """Phone-style captures from :func:`docauth.synth.generate_sample`; exact-match rates per field and format."""
-    from docauth.synth import generate_sample
-
     per_field = defaultdict(lambda: [0, 0])
     per_field_viz = defaultdict(lambda: [0, 0])
     per_category_field = defaultdict(lambda: [0, 0])  # (category, field): where the field errors are

@@ -2,13 +2,15 @@
 
 Whole MRZ blocks are rendered with OCR-B (and, for robustness to other
 printers, a few other monospaced fonts), degraded like a phone photo or a
-poor scan. The recogniser's training (:mod:`docauth.ocr.mrzlines`) then cuts
+poor scan. The recogniser's training (:mod:`docauth.training.line_model`) then cuts
 them into line strips with the *same* code the reader uses.
 """
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
+from PIL import Image, ImageDraw, ImageFont
 
 from docauth.ocr.checkdigit import check_digit
 from docauth.ocr.mrz import FORMATS
@@ -86,8 +88,6 @@ _FONT_CACHE: dict = {}
 
 
 def _font(path: str, size: int):
-    from PIL import ImageFont
-
     key = (path, size)
     if key not in _FONT_CACHE:
         _FONT_CACHE[key] = ImageFont.truetype(path, size)
@@ -96,9 +96,6 @@ def _font(path: str, size: int):
 
 def render_block(rng: np.random.Generator, lines: list[str], *, pitch_px: float | None = None) -> np.ndarray:
     """A degraded grayscale image holding the MRZ ``lines`` with some margin and clutter."""
-    import cv2
-    from PIL import Image, ImageDraw
-
     font_path = OCRB if rng.random() < 0.85 else str(rng.choice(OTHER_FONTS))
     size = 44
     font = _font(font_path, size)
