@@ -101,3 +101,13 @@ def test_every_error_code_is_in_the_api_docs():
     api = (DOCS / "api.md").read_text(encoding="utf-8")
     missing = {code: where for code, where in codes.items() if f"`{code}`" not in api}
     assert missing == {}, f"add these codes to the Errors section of docs/api.md: {missing}"
+
+
+def test_training_opens_with_every_shipped_model():
+    training = (DOCS / "training.md").read_text(encoding="utf-8")
+    first_table = re.search(r"\n(\|.*?)\n\n", training, re.S).group(1)
+    shipped = sorted(p.stem for p in (ROOT / "models").glob("*.json"))
+    assert shipped, "no models/*.json"
+    missing = [name for name in shipped if f"`{name}." not in first_table]
+    assert missing == [], f"docs/training.md's first table should say how each shipped model is made: {missing}"
+    assert training.index("## Rebuild the shipped models") < training.index("## How the classifiers learn")
