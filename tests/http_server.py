@@ -57,7 +57,7 @@ def test_models_dir() -> Path:
     code = (
         "import sys\n"
         "from docauth.runtime.standin import build_standin_model as b\n"
-        "from docauth.ocr.mrzlines import build_model\n"
+        "from docauth.ocr.mrz.line_model import build_model\n"
         "from docauth.training.line_model import write_model\n"
         "d = sys.argv[1]\n"
         "b(d, 'document', height=128, width=128, labels=('not_document', 'document'), seed=1)\n"

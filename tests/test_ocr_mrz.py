@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docauth.ocr.checkdigit import char_value, check_digit
+from docauth.ocr.mrz.checkdigit import char_value, check_digit
 from docauth.ocr.mrz import MRZ_CHARS, mrz_date, parse_mrz
 
 TD3 = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B<<<<<10"]
@@ -70,7 +70,7 @@ def test_two_lookalikes_that_both_fit_are_left_alone():
 
 def test_ambiguous_correction_is_not_made():
     """When two look-alike swaps both satisfy the check digit, neither is guessed."""
-    from docauth.ocr import mrz as m
+    from docauth.ocr.mrz import rules as m
 
     found = 0
     for k in range(2000):

@@ -6,8 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from docauth.ocr.mrzlines import LABELS, _greedy, decode_line
-from docauth.ocr.mrzread import (LINE_H, LINE_W, _line_fit, _percentile, cut_strip, find_mrz_levelled, rotate_degrees,
+from docauth.ocr.mrz.line_model import LABELS, _greedy, decode_line
+from docauth.ocr.mrz.finder import (LINE_H, LINE_W, _line_fit, _percentile, cut_strip, find_mrz_levelled, rotate_degrees,
                                  text_angle)
 from docauth.synth import generate_sample
 from docauth.synth.seeds import TESTS
@@ -144,7 +144,7 @@ def test_a_recogniser_grown_with_more_context_starts_reading_as_its_source():
     """More mixing layers (build_model's ``context``) start from a trained model: every layer the source has is
     taken over, the new residual branches add nothing, so the grown model gives the source's probabilities."""
     pytest.importorskip("tensorflow")
-    from docauth.ocr.mrzlines import build_model
+    from docauth.ocr.mrz.line_model import build_model
     from docauth.training.line_model import init_from
 
     _, source = build_model(context=(1, 2))
@@ -223,7 +223,7 @@ def _motion_blurred_td3(tilt: float, blur_px: int) -> tuple[np.ndarray, np.ndarr
 
 def test_welded_text_direction_under_motion_blur():
     """Glyphs smeared into runs: the runs' own axes still give the direction of the lines."""
-    from docauth.ocr.mrzread import welded_text_angle
+    from docauth.ocr.mrz.finder import welded_text_angle
 
     sharp, _centre = _motion_blurred_td3(tilt=3.5, blur_px=1)
     truth = text_angle(sharp)  # the rendered zone leans a little of its own
@@ -235,7 +235,7 @@ def test_welded_text_direction_under_motion_blur():
 
 def test_a_zone_welded_into_runs_is_still_found():
     """A line whose glyphs ran into a few blobs counts by its length, not its number of blobs."""
-    from docauth.ocr.mrzread import find_mrz_at, welded_text_angle
+    from docauth.ocr.mrz.finder import find_mrz_at, welded_text_angle
 
     gray, centre = _motion_blurred_td3(tilt=3.5, blur_px=7)
     assert find_mrz_levelled(gray) == []  # by single glyphs: not found

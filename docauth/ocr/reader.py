@@ -21,10 +21,10 @@ import numpy as np
 from docauth.errors import InvalidImage, ModelError
 from docauth.ocr.mrz import MRZResult, checks_pass, parse_mrz
 from docauth.ocr import outline
-from docauth.ocr.mrzlines import LABELS, MODEL_NAME, decode_line, vote_lines
+from docauth.ocr.mrz.line_model import LABELS, MODEL_NAME, decode_line, vote_lines
 from docauth.ocr.printed import PrintedRead, PrintedReader
 from docauth.ocr.printed.detection import DETECTOR_MODEL
-from docauth.ocr.mrzread import (LINE_H, LINE_LENGTHS, LINE_W, FoundMRZ, angle_apart, cut_strip, find_mrz_at,
+from docauth.ocr.mrz.finder import (LINE_H, LINE_LENGTHS, LINE_W, FoundMRZ, angle_apart, cut_strip, find_mrz_at,
                                  find_mrz_levelled, text_angle, welded_text_angle)
 
 # Formats printed on a booklet's data page: the outline may take in the facing page too.
@@ -240,7 +240,7 @@ RECUT_VARIANTS = (((0.7, 0.7), -0.1, 0.85), ((0.7, 0.7), 0.1, 0.85), ((0.7, 0.7)
 def _mrz_like(result: MRZResult) -> bool:
     """Does a read look like an MRZ, valid or not: its structure, or a country code where the issuing state
     stands? Other text taken for a zone (a card front's fields, a header) mostly has neither."""
-    from docauth.ocr.countries import is_known_code
+    from docauth.ocr.mrz.countries import is_known_code
 
     return result.structure_ok or bool(result.lines and is_known_code(result.lines[0][2:5]))
 
@@ -674,7 +674,7 @@ def _orient_by_text(gray: np.ndarray, engine=None, *, landscape: bool | None = N
     import cv2
 
     from docauth.ocr.locate import rotate_quarter
-    from docauth.ocr.mrzread import find_text_lines
+    from docauth.ocr.mrz.finder import find_text_lines
     from docauth.ocr.textboxes import text_boxes
 
     s = min(1.0, 800 / max(gray.shape))
@@ -748,7 +748,7 @@ def _levelled(rgb: np.ndarray) -> np.ndarray:
     size (the photo's corners are cut): a frame grown to hold them would be read smaller."""
     import cv2
 
-    from docauth.ocr.mrzread import text_angle
+    from docauth.ocr.mrz.finder import text_angle
 
     angle = text_angle(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY))
     if angle is None:

@@ -82,7 +82,7 @@ def served_models(settings: Settings) -> list[str]:
     with a weight file in the models directory (the reader loads the optional ones when their files are there),
     so a model added later is checked without a change here."""
     from docauth.classifiers.stage import DOCUMENT_MODEL, SIDE_MODEL
-    from docauth.ocr.mrzlines import MODEL_NAME as LINE_MODEL
+    from docauth.ocr.mrz.line_model import MODEL_NAME as LINE_MODEL
 
     present = {p.stem for p in Path(settings.models_dir).glob("*") if p.suffix in (".keras", ".onnx")}
     required = [DOCUMENT_MODEL, SIDE_MODEL, LINE_MODEL]

@@ -2,7 +2,7 @@
 
 Every composer takes plain field values (names may carry diacritics, dates are
 ``datetime.date`` or ISO strings) and returns the MRZ lines, already padded with
-``<`` fillers and carrying correct check digits (:func:`docauth.ocr.checkdigit.check_digit`).
+``<`` fillers and carrying correct check digits (:func:`docauth.ocr.mrz.checkdigit.check_digit`).
 
 >>> td3_lines("UTO", "ERIKSSON", "ANNA MARIA", "L898902C3", "UTO", "1974-08-12", "F", "2012-04-15",
 ...           optional="ZE184226B")
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from docauth.ocr.checkdigit import check_digit
+from docauth.ocr.mrz.checkdigit import check_digit
 from docauth.ocr.mrz import transliterate  # the reader's ICAO spelling; also imported from here
 
 

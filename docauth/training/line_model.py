@@ -1,9 +1,9 @@
 """Training the MRZ line recogniser (``docauth train mrz``): strips, data sets, the CTC loop.
 
-Strips are cut with the reader's own code (:func:`docauth.ocr.mrzread.cut_strip`) from rendered MRZ blocks
+Strips are cut with the reader's own code (:func:`docauth.ocr.mrz.finder.cut_strip`) from rendered MRZ blocks
 (:mod:`docauth.training.mrz_render`) and from synthetic phone and scanner captures (:mod:`docauth.synth`, TRAIN
 seeds), so the recogniser learns the crops it will see. The network and its decoding are the reading library's
-(:mod:`docauth.ocr.mrzlines`).
+(:mod:`docauth.ocr.mrz.line_model`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import cv2
 import numpy as np
 
 from docauth.ocr.locate import warp
-from docauth.ocr.mrzlines import (CONTEXT_LAYER, FRAMES, LABELS, MODEL_NAME, MRZ_CONTEXT, build_model,
+from docauth.ocr.mrz.line_model import (CONTEXT_LAYER, FRAMES, LABELS, MODEL_NAME, MRZ_CONTEXT, build_model,
                                   decode_line)
-from docauth.ocr.mrzread import LINE_H, LINE_W, FoundMRZ, cut_strip, find_mrz_levelled
+from docauth.ocr.mrz.finder import LINE_H, LINE_W, FoundMRZ, cut_strip, find_mrz_levelled
 from docauth.ocr.reader import DOCUMENT_READ_SIDE
 from docauth.runtime.model import save_model_files
 from docauth.synth import generate_sample
@@ -213,9 +213,9 @@ def write_model(model, out_dir: Path, *, training: dict, metrics: dict) -> dict:
         "version": 1,
         "input": {"height": LINE_H, "width": LINE_W, "channels": 1},
         "output": {"frames": FRAMES, "classes": len(LABELS), "blank": 0,
-                   "decoding": "CTC, docauth.ocr.mrzlines.decode_line"},
+                   "decoding": "CTC, docauth.ocr.mrz.line_model.decode_line"},
         "labels": LABELS,
-        "preprocessing": "grayscale strip along one MRZ line cut by docauth.ocr.mrzread.cut_strip: "
+        "preprocessing": "grayscale strip along one MRZ line cut by docauth.ocr.mrz.finder.cut_strip: "
                          "ink=1, paper=0, float32 in [0, 1]",
         "training": training,
         "metrics": metrics,

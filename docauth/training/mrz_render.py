@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from docauth.ocr.checkdigit import check_digit
+from docauth.ocr.mrz.checkdigit import check_digit
 from docauth.ocr.mrz import FORMATS
 
 OCRB = "/usr/share/fonts/opentype/ocr-b/OCRB.otf"

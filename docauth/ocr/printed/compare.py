@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from docauth.ocr.mrz import transliterate
+from docauth.ocr.mrz.format import clean_field, transliterate
 
 
 def strip_accents(s: str) -> str:
@@ -20,11 +20,9 @@ def strip_accents(s: str) -> str:
 
 def name_key(s: str | None) -> str:
     """A name as an MRZ spells it: ICAO-transliterated upper-case letters, words apart."""
-    from docauth.ocr.mrz import _clean
-
     if not s:
         return ""
-    return _clean(transliterate(s))
+    return clean_field(transliterate(s))
 
 
 def compare_field(name: str, printed: str | None, mrz: str | None) -> bool | None:

@@ -8,7 +8,7 @@
 4. an MRZ is 2 or 3 long, regular, left-aligned, equally spaced lines;
 5. each line is cut along its baseline into a fixed-size strip.
 
-The strips go to the line recogniser (:mod:`docauth.ocr.mrzlines`); this
+The strips go to the line recogniser (:mod:`docauth.ocr.mrz.line_model`); this
 module only does geometry and is shared by training and inference, so both
 see the same crops.
 """

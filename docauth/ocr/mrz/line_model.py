@@ -1,6 +1,6 @@
 """The MRZ line recogniser: a small convolutional network read out with CTC.
 
-A strip cut along one MRZ line (:func:`docauth.ocr.mrzread.cut_strip`,
+A strip cut along one MRZ line (:func:`docauth.ocr.mrz.finder.cut_strip`,
 32 x 768, ink = 1) goes in; for each of 192 column frames the model gives
 probabilities over the CTC blank and the 37 MRZ characters. CTC needs no
 character segmentation, so merged glyphs under blur, a grid that does not fit
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from docauth.ocr.mrz import MRZ_CHARS
-from docauth.ocr.mrzread import LINE_H, LINE_W
+from docauth.ocr.mrz.format import MRZ_CHARS
+from docauth.ocr.mrz.finder import LINE_H, LINE_W
 
 MODEL_NAME = "mrz_lines"
 BLANK = "(blank)"
