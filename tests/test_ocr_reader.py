@@ -124,7 +124,7 @@ def test_a_whole_photo_turned_the_wrong_way_is_read_the_other_way_up(reader, mon
     outline = locate.Located(patch, True, 1.0, {}) if located else locate.Located(frame, False, 0.0, {})
     monkeypatch.setattr(locate, "locate_document",
                         lambda image, model=None, accept=None, shapes=None: outline)
-    monkeypatch.setattr(reader_module, "_orient_by_text", lambda gray, engine=None, landscape=None: 180)
+    monkeypatch.setattr(reader_module, "orient_by_text", lambda gray, engine=None, landscape=None: 180)
     result = reader(doc.image)
     assert result.document.rotation == 0
     assert result.document.found is False
@@ -135,7 +135,7 @@ def test_a_whole_photo_turned_the_wrong_way_is_read_the_other_way_up(reader, mon
 
 def test_a_card_askew_in_the_photo_is_read_level(reader, monkeypatch):
     import docauth.ocr.locate as locate
-    import docauth.ocr.reader as reader_module
+    import docauth.ocr.orient as orient
 
     import cv2
 
@@ -150,7 +150,7 @@ def test_a_card_askew_in_the_photo_is_read_level(reader, monkeypatch):
                            borderMode=cv2.BORDER_REPLICATE)
     angle = text_angle(askew[..., 0])
     assert angle is not None and abs(abs(angle) - 12.0) < 2.0  # the photo's text does lie askew
-    level = reader_module._levelled(askew)
+    level = orient.levelled(askew)
     assert abs(text_angle(level[..., 0])) < 1.0
     assert level.shape == askew.shape  # read at the photo's own scale
     # Fault injected: the outline found is a patch of the background, so the whole photo is read.
@@ -175,7 +175,7 @@ def test_a_located_card_turned_the_wrong_way_is_read_the_other_way_up(reader, mo
     # the whole photo reads nothing (a cluttered background): only the located card turned over is left.
     monkeypatch.setattr(locate, "locate_document",
                         lambda image, model=None, accept=None, shapes=None: locate.Located(frame, True, 1.0, {}))
-    monkeypatch.setattr(reader_module, "_orient_by_text", lambda gray, engine=None, landscape=None: 180)
+    monkeypatch.setattr(reader_module, "orient_by_text", lambda gray, engine=None, landscape=None: 180)
     nothing = reader_module.DocumentView(corners=frame.tolist(), rotation=0, found=False, rectified=doc.image)
     monkeypatch.setattr(reader_module.DocumentReader, "_read_whole_frame",
                         lambda self, image: (nothing, PrintedRead({}, [])))
@@ -219,7 +219,7 @@ def test_real_specimens_meet_the_bar(mrz_reader, shared_data):
 
 def test_which_way_up_a_block_is_read():
     from docauth.ocr.mrz import parse_mrz
-    from docauth.ocr.reader import _upright_first
+    from docauth.ocr.mrz.reader import _upright_first
 
     specimen = ["I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6", "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"]
     wrong_digits = [specimen[0][:14] + "3" + specimen[0][15:], specimen[1][:6] + "5" + specimen[1][7:], specimen[2]]
@@ -331,7 +331,7 @@ def test_printed_fields_taken_for_an_mrz_are_not_reported_as_one(mrz_reader):
     # would reject the check as "MRZ fails its check digits" and could turn the page (its reading direction).
     import cv2
 
-    from docauth.ocr.reader import MIN_CREDIBLE_MRZ_SCORE
+    from docauth.ocr.mrz.reader import MIN_CREDIBLE_MRZ_SCORE
 
     sample = generate_sample(SEED + 13, 34, "td1_front")
     raw = mrz_reader.mrz_reader.read(cv2.cvtColor(sample.image, cv2.COLOR_RGB2GRAY), expected=False)
@@ -407,7 +407,7 @@ def test_a_field_read_well_stands_on_its_own_when_the_mrz_is_not_valid():
 
 def test_text_that_is_not_an_mrz_is_not_credible_however_confidently_read():
     from docauth.ocr.mrz import parse_mrz
-    from docauth.ocr.reader import MRZRead, _credible
+    from docauth.ocr.mrz.reader import MRZRead, credible
 
     def read(lines, confidence):
         return MRZRead(parse_mrz(lines), reading_angle=0.0, found=None, confidence=confidence)
@@ -415,16 +415,16 @@ def test_text_that_is_not_an_mrz_is_not_credible_however_confidently_read():
     # A card's header (REPUBLIC OF PERU / IDENTITY CARD) as the recogniser read it, sure of itself, as a "TD2".
     header = read(["REPUBCADELPERLIREPLBCOFPERLPGNVUJLRS<", "UDENTYCAR0FDOC033N0NAC0N4103IDBNTDA0"], 0.95)
     assert header.result.type == "TD2" and not header.result.structure_ok
-    assert _credible(header) is None
+    assert credible(header) is None
     # A sharp MRZ whose check digits fail is what a forged document looks like: it is kept.
     forged = read(["I<UTOD231458903<<<<<<<<<<<<<<<", "7408125F1204159UTO<<<<<<<<<<<6",
                    "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"], 0.99)
     assert forged.result.structure_ok and not forged.result.valid
-    assert _credible(forged) is forged
+    assert credible(forged) is forged
     # A real zone with characters lost under glare has no structure either, but it names a country: kept
     # (reported invalid, with what its own check digits vouch for).
     glared = read(["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO74081B4159ZE184226B<<<<<10"], 0.9)
-    assert not glared.result.structure_ok and _credible(glared) is glared
+    assert not glared.result.structure_ok and credible(glared) is glared
     assert glared.result.checks["document_number"]["ok"]
 
 

@@ -5,14 +5,14 @@
     result = reader(rgb)                # OCRResult; result.export() is JSON-safe
     parse_mrz("P<UTO...|L898902C3...")  # MRZResult; never raises
 
-Modules: ``mrz`` (parser, checks, corrections), ``mrzread`` (text direction,
-zone finder, line strips), ``mrzlines`` (the CTC line recogniser: model,
-decoding, training), ``mrzrender`` (rendered MRZs for training), ``locate``
-(document quad, warp, quarter-turns), ``quad`` (corner geometry), ``outline`` (optional
-segmentation model for the quad), ``printed`` (printed fields: text detection and recognition, captions,
-field assignment, comparison with the MRZ), ``textboxes`` (word boxes by morphology, for which way up a page
-is), ``tesseract`` (its orientation detector), ``reader`` (the stage object), ``evaluate``, ``cli``.
-Importing this package loads no ML framework.
+Modules: ``reader`` (the stage object: locate, read the MRZ, read the print, cross-check), ``mrz`` (the
+machine-readable zone: ICAO 9303 format, correction rules, parser, zone finder, CTC line recogniser, MRZ reader),
+``printed`` (printed fields: text detection and recognition, captions, field assignment, comparison with the
+MRZ), ``locate`` (document quad, warp, quarter-turns), ``quad`` (corner geometry), ``outline`` (optional
+segmentation model for the quad), ``zone_geometry`` (the document's corners from where its MRZ lies),
+``orient`` (which way up a page without an MRZ lies), ``textboxes`` (word boxes by morphology),
+``tesseract`` (its orientation detector), ``cli`` (``docauth ocr``). Training and evaluation live in
+:mod:`docauth.training`. Importing this package loads no ML framework.
 """
 
 from docauth.ocr.mrz import MRZResult, parse_mrz

@@ -22,8 +22,10 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
+import cv2
 import numpy as np
 
+from docauth.ocr.outline import mask_to_quad, preprocess
 from docauth.ocr.quad import fit_sides, order_corners, order_corners_of, quad_from_contour
 
 TD1_ASPECT = 85.6 / 54.0
@@ -62,8 +64,6 @@ def locate_document(rgb: np.ndarray, outline_model=None, accept: Callable[[np.nd
     among quads on edges; all of :data:`DOCUMENT_ASPECTS` when None.
     """
     if outline_model is not None:
-        from docauth.ocr.outline import mask_to_quad, preprocess
-
         mask = outline_model.predict(preprocess(rgb)[None])[0, ..., 0]
         fitted = mask_to_quad(mask, rgb.shape)
         if fitted is not None:
@@ -157,8 +157,6 @@ MIN_SHARE_OF_FRAMED = 0.6
 
 def _share_inside(inner: np.ndarray, outer: np.ndarray) -> float:
     """The share of ``outer``'s area that ``inner`` covers (0 when it pokes out of ``outer``)."""
-    import cv2
-
     a, b = (np.asarray(order_corners(q), np.float32) for q in (inner, outer))
     area_b = abs(cv2.contourArea(b))
     overlap, _ = cv2.intersectConvexConvex(a, b)
@@ -222,8 +220,6 @@ def candidate_batches(rgb: np.ndarray, work_side: int = WORK_SIDE) -> Iterator[l
     (``info["edges"]`` names it). Yielded in batches, cheapest first: per map, the edge contours' quads
     and the colour segments' quads; then per map the straight lines' quads.
     """
-    import cv2
-
     H, W = rgb.shape[:2]
     s = min(1.0, work_side / max(H, W))
     small = cv2.resize(rgb, (max(1, round(W * s)), max(1, round(H * s))), interpolation=cv2.INTER_AREA) if s < 1 else rgb
@@ -265,8 +261,6 @@ def _contour_quads(mask: np.ndarray, name: str, area_img: float, frame: np.ndarr
                    ) -> list[tuple[np.ndarray, float, np.ndarray]]:
     """(quad at search resolution in image order, shape score, corners in input coordinates) of each large
     enough contour of ``mask`` that closes a plausible quad other than the image frame."""
-    import cv2
-
     h, w = mask.shape[:2]
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL if name.startswith("segment") else cv2.RETR_LIST,
                                    cv2.CHAIN_APPROX_NONE)
@@ -303,8 +297,6 @@ MIN_GRADIENT_THRESHOLD = 20.0
 def _edge_maps(blur: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
     """Canny edge maps of one blurred gray image, each named, with thresholds chosen as described above
     (each made only when asked for: the search may stop at the first)."""
-    import cv2
-
     med = float(np.median(blur))
     yield "canny", cv2.Canny(blur, max(10, 0.5 * med), min(255, 1.2 * med + 30))
     magnitude = np.abs(cv2.Sobel(blur, cv2.CV_32F, 1, 0)) + np.abs(cv2.Sobel(blur, cv2.CV_32F, 0, 1))
@@ -315,8 +307,6 @@ def _edge_maps(blur: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
 
 def _colour_segments(small: np.ndarray) -> list[tuple[str, np.ndarray]]:
     """Masks of what differs in colour from the image's border (the surface the document lies on)."""
-    import cv2
-
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (7, 7), 0), cv2.COLOR_RGB2LAB).astype(np.float32)
     border = np.concatenate([lab[:4].reshape(-1, 3), lab[-4:].reshape(-1, 3), lab[:, :4].reshape(-1, 3),
                              lab[:, -4:].reshape(-1, 3)])
@@ -335,8 +325,6 @@ def _colour_segments(small: np.ndarray) -> list[tuple[str, np.ndarray]]:
 
 def _line_candidates(thin_edges: np.ndarray, near_edge: np.ndarray, edge_density: float, area_img: float,
                      s: float, rgb: np.ndarray, edge_name: str) -> list[Located]:
-    import cv2
-
     # Straight lines are found in any texture (noise, a keyboard, text): their quads count only when on edges
     # that stand out from the image's own edge density, and not at all where edges are nearly everywhere
     # (generated captures: at most 42 % of the image near an edge; sensor noise alone: 92 %).
@@ -437,8 +425,6 @@ def line_quads(edges: np.ndarray) -> np.ndarray:
     image); every two pairs of near-parallel lines (within 20 degrees) that cross at 55-125 degrees close
     a quad; quads whose corners fall far outside the image are dropped.
     """
-    import cv2
-
     h, w = edges.shape
     size = min(h, w)
     segments = cv2.HoughLinesP(edges, 1, np.pi / 180, threshold=40, minLineLength=int(0.12 * size),
@@ -511,8 +497,6 @@ def _refine_corners(q: np.ndarray, rgb: np.ndarray, cv2) -> np.ndarray:
 def warp(rgb: np.ndarray, corners: np.ndarray, max_long_side: int = 1100,
          min_long_side: int = 1000) -> tuple[np.ndarray, np.ndarray]:
     """Perspective-warp the quad (image order TL, TR, BR, BL) to a rectangle; returns (image, homography)."""
-    import cv2
-
     q = np.asarray(corners, np.float64)
     sides = np.linalg.norm(q - np.roll(q, -1, 0), axis=1)
     w, h = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2

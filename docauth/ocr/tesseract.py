@@ -23,6 +23,7 @@ import ctypes.util
 import os
 import queue
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -90,7 +91,7 @@ class CommandTesseract:
         """Nothing stays loaded between calls of the command."""
 
     def data(self, gray: np.ndarray) -> dict:
-        import pytesseract
+        import pytesseract  # deferred: it imports pandas when installed (seconds), and only this engine needs it
 
         config = f"--psm {TEXT_PSM} --oem {OEM_LSTM} " + " ".join(f"-c {k}={v}" for k, v in TEXT_VARIABLES.items())
         try:
@@ -102,7 +103,7 @@ class CommandTesseract:
         return {k: list(d[k]) for k in ("left", "top", "width", "height", "conf", "text")}
 
     def orientation(self, gray: np.ndarray) -> Orientation | None:
-        import pytesseract
+        import pytesseract  # deferred: see data
 
         config = f"--psm {OSD_PSM} " + " ".join(f"-c {k}={v}" for k, v in OSD_VARIABLES.items())
         try:
@@ -249,8 +250,6 @@ class LibraryTesseract:
             return [self.data(image) for image in images]
         with self._helpers_lock:
             if self._helpers is None:
-                from concurrent.futures import ThreadPoolExecutor
-
                 self._helpers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="docauth-tesseract")
         others = [self._helpers.submit(self.data, image) for image in images[:-1]]
         last = self.data(images[-1])

@@ -5,6 +5,7 @@ Ink is thresholded locally, glyph-shaped components kept, closed horizontally in
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 MAX_TEXT_BOXES = 60  # top to bottom
@@ -13,8 +14,6 @@ WORD_BOX_ASPECT = 1.5  # a box this many times wider than tall holds a word (two
 
 def text_boxes(gray: np.ndarray) -> list[tuple[int, int, int, int]]:
     """Word-group boxes (x0, y0, x1, y1) of printed text: ink closed horizontally, filtered by shape."""
-    import cv2
-
     h, w = gray.shape
     ink = cv2.adaptiveThreshold(cv2.GaussianBlur(gray, (3, 3), 0), 255, cv2.ADAPTIVE_THRESH_MEAN_C,
                                 cv2.THRESH_BINARY_INV, 41, 18)

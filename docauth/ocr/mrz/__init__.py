@@ -11,7 +11,8 @@ Modules, from the text up to the pixels:
 - ``parse``: :func:`parse_mrz`, the rules applied in order, the checks, the verdict;
 - ``confirm``: unsure name and code letters settled by the page's printed text;
 - ``finder``: the zone in an image, its lines cut into strips;
-- ``line_model``: the CTC line recogniser (network, decoding, voting).
+- ``line_model``: the CTC line recogniser (network, decoding, voting);
+- ``reader``: :class:`~docauth.ocr.mrz.reader.MRZReader`, finder + line model + parse.
 """
 
 from docauth.ocr.mrz.confirm import confirm_in_print

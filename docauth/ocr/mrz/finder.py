@@ -15,8 +15,10 @@ see the same crops.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 LINE_H, LINE_W = 32, 768  # line recogniser input: a line stretched to the width, glyphs ~19 px tall
@@ -87,16 +89,12 @@ class FoundMRZ:
 
 
 def _binarise(gray: np.ndarray) -> np.ndarray:
-    import cv2
-
     h, w = gray.shape
     block = int(max(15, min(101, (min(h, w) * 0.06)))) | 1
     return cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 10)
 
 
 def _components(binary: np.ndarray, min_h: int, max_h: int) -> np.ndarray:
-    import cv2
-
     n, _labels, stats, _c = cv2.connectedComponentsWithStats(binary, connectivity=8)
     s = stats[1:]
     w, h, area = s[:, 2], s[:, 3], s[:, 4]
@@ -107,7 +105,7 @@ def _components(binary: np.ndarray, min_h: int, max_h: int) -> np.ndarray:
 
 def _chain_lines(boxes: np.ndarray) -> list[np.ndarray]:
     """Union components that sit side by side on the same baseline."""
-    from scipy.sparse import coo_matrix
+    from scipy.sparse import coo_matrix  # deferred: scipy takes about a second to import, only the search needs it
     from scipy.sparse.csgraph import connected_components
 
     n = len(boxes)
@@ -209,8 +207,6 @@ def _make_line(boxes: np.ndarray) -> TextLine:
 
 
 def find_text_lines(gray: np.ndarray, open_thin: bool = False) -> list[TextLine]:
-    import cv2
-
     h, w = gray.shape
     binary = _binarise(gray)
     if open_thin:
@@ -236,8 +232,6 @@ def find_mrz_candidates(gray: np.ndarray, max_side: int = 1400, limit: int = 3,
     ``open_thin``: cut hair-lines (guilloche crossing the glyphs) before finding lines; None: only
     when nothing is found without.
     """
-    import cv2
-
     scale = 1.0
     h, w = gray.shape
     if max(h, w) > max_side:
@@ -338,8 +332,6 @@ def _pitch_irregularity(line: TextLine) -> float:
 
 
 def _block(group: list[TextLine], scale: float) -> MRZBlock:
-    import copy
-
     group = [copy.copy(ln) for ln in group]
     ref = max(group, key=lambda ln: ln.count)
     x0 = min(ref.x0, float(np.median([ln.x0 for ln in group])))
@@ -449,8 +441,7 @@ def text_angle(gray: np.ndarray, max_side: int = 1000) -> float | None:
     histogram of neighbour directions peaks at the text direction, whatever the
     rotation. ``rotate_degrees(gray, angle)`` then levels the text.
     """
-    import cv2
-    from scipy.spatial import cKDTree
+    from scipy.spatial import cKDTree  # deferred: scipy takes about a second to import, only the search needs it
 
     h, w = gray.shape
     s = min(1.0, max_side / max(h, w))
@@ -488,8 +479,6 @@ def welded_text_angle(gray: np.ndarray, max_side: int = 1000) -> float | None:
     :func:`text_angle`, which needs single glyphs, follows other text or sees none. Each
     elongated component's own axis (second moments) runs along its line instead.
     """
-    import cv2
-
     h, w = gray.shape
     s = min(1.0, max_side / max(h, w))
     if s < 1:
@@ -533,8 +522,6 @@ def rotate_degrees(gray: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarr
     The canvas grows to hold the whole turned image. Returns the image and the
     2x3 matrix from input to output coordinates.
     """
-    import cv2
-
     h, w = gray.shape[:2]
     m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
     cos, sin = abs(m[0, 0]), abs(m[0, 1])
@@ -554,8 +541,6 @@ def cut_strip(gray: np.ndarray, line: TextLine, scale: float = 1.0, *, pad: tupl
     ``half_height`` line heights above and below its centre (``dy`` shifts it
     down); training varies these to teach the recogniser imperfect detections.
     """
-    import cv2
-
     inv = 1.0 / scale
     hh = line.height
     xa, xb = line.x0 - pad[0] * hh, line.x1 + pad[1] * hh

@@ -1,0 +1,240 @@
+"""Reading the MRZ from an image: the finder's blocks, each read both ways up by the line recogniser and parsed,
+the best read kept (:class:`MRZReader`), and whether a read is an MRZ at all (:func:`credible`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from docauth.ocr.mrz.countries import is_known_code
+from docauth.ocr.mrz.finder import (LINE_LENGTHS, FoundMRZ, angle_apart, cut_strip, find_mrz_at, find_mrz_levelled,
+                                    text_angle, welded_text_angle)
+from docauth.ocr.mrz.line_model import decode_line, vote_lines
+from docauth.ocr.mrz.parse import MRZResult, checks_pass, parse_mrz
+
+
+@dataclass
+class MRZRead:
+    """An MRZ read from an image, and where it was."""
+    result: MRZResult
+    reading_angle: float  # direction of the MRZ text in the input image, degrees (0: upright, -90: turned CCW)
+    found: FoundMRZ = field(repr=False)
+    confidence: float = 0.0
+
+    @property
+    def rotation(self) -> int:
+        """The document's CCW quarter-turn in the input (the ``np.rot90`` convention of the labels)."""
+        return int(round(-self.reading_angle / 90.0)) % 4 * 90
+
+    def zone_in_reading_order(self) -> np.ndarray:
+        """The MRZ block's corners in input coordinates, TL first where the first line starts."""
+        corners = self.found.corners_in_input()
+        read_turned = abs((self.reading_angle - self.found.angle + 180.0) % 360.0 - 180.0) > 90.0
+        return np.roll(corners, 2, axis=0) if read_turned else corners
+
+
+class MRZReader:
+    """Find the MRZ in a grayscale image and read its lines with the line recogniser (CTC)."""
+    def __init__(self, model):
+        self.model = model
+
+    def read(self, gray: np.ndarray, *, expected: bool = True) -> MRZRead | None:
+        """The best reading of the MRZ-like blocks in ``gray`` (the first valid one), or None.
+
+        ``expected=False`` (a card front): searched along the text direction only, not also
+        along the image axes, and without the second, hair-line-cutting pass: each costs line
+        searches on an image that most likely has no MRZ.
+        """
+        gray, zoom = _reading_scale(gray)
+        angle = text_angle(gray)
+        best: MRZRead | None = None
+        # Second pass only when the first read nothing valid: with hair-lines cut, an MRZ printed over
+        # guilloche comes apart into its lines (it costs a second line search, so not by default).
+        for open_thin in (None, True) if expected else (None,):
+            best = self._read_best(find_mrz_levelled(gray, limit=2, open_thin=open_thin, axes=expected,
+                                                     angle=angle), best)
+            if best is None or best.result.valid:
+                break
+        if expected and (best is None or not best.result.valid):
+            # Glyphs welded into runs (motion blur) leave too few single glyphs to tell the direction of the
+            # text, or it follows other text (a typed page beside the document): the runs' own axes tell it.
+            welded = welded_text_angle(gray)
+            tried = [angle] if angle is not None else [0.0, 90.0]
+            # Runs of glyphs are long: a tilt the glyph chaining shrugs off (4 degrees) lifts a run's end by
+            # more than its height, so a closer direction is searched again.
+            if welded is not None and all(angle_apart(welded, a) > WELDED_SAME_DIRECTION for a in tried):
+                best = self._read_best(find_mrz_at(gray, welded, limit=2), best)
+        if best is not None and zoom != 1.0:
+            best.found = _unzoomed(best.found, zoom)
+        return best
+
+    def _read_best(self, candidates: list[FoundMRZ], best: MRZRead | None) -> MRZRead | None:
+        """The better of ``best`` and the candidates read in turn, up to the first valid one. A read the
+        reader would drop as other text (:func:`credible`) never displaces one it would keep: its score
+        is no measure against a zone's (the specimen other/USA_Border_Crosser.png, a sharp TD1 zone with
+        wrong check digits, score 55 at confidence 1.0, lost to nonsense scoring 59 at 0.28)."""
+        for found in candidates:
+            read = self.read_block(found)
+            if best is None or _rank_kept_first(read) > _rank_kept_first(best):
+                best = read
+            if read.result.valid:
+                break
+        return best
+
+    def read_block(self, found: FoundMRZ) -> MRZRead:
+        """Read a block both ways up (one batch): the right way gives the valid or more confident text."""
+        block = found.block
+        strips = np.stack([cut_strip(found.gray, line, block.scale) for line in block.lines])
+        flipped = strips[::-1, ::-1, ::-1]  # the block turned 180 degrees: lines reversed, each reversed
+        probs = self.model.predict(np.concatenate([strips, flipped])[..., None])
+        n = len(strips)
+        first = self._parse(probs[:n])
+        # A block valid as found is the right way up (turned, a valid zone reads as nonsense): its turned read,
+        # predicted in the same batch, is not decoded and parsed for nothing.
+        turned = None if first[0].valid else self._parse(probs[n:])
+        upright = 0 if turned is None or _upright_first(first, turned) else 1
+        result, confidence = first if upright == 0 else turned
+        if not result.valid and _mrz_like(result):
+            voted = self._read_recut(found, probs[n * upright:n * (upright + 1)], upright=bool(upright))
+            # Only a vote whose check digits all pass replaces the read (its names may still be unsure): one that
+            # fails too is no surer, and the correction search on its other candidates respelled the optional
+            # data of a real specimen whose check digits are wrong as printed ('0' -> 'D', to fit the composite).
+            if voted is not None and checks_pass(voted[0]) and _rank_parts(*voted) > _rank_parts(result, confidence):
+                result, confidence = voted
+        angle = (found.angle + 180.0 * upright + 180.0) % 360.0 - 180.0
+        return MRZRead(result=result, reading_angle=angle, found=found, confidence=confidence)
+
+    def _read_recut(self, found: FoundMRZ, probs: np.ndarray, *, upright: bool) -> tuple[MRZResult, float] | None:
+        """The block read again from strips cut a little differently (shifted, taller, shorter, longer), each
+        line's reads voted character by character (:func:`vote_lines`) with the first read, ``probs``; None
+        when a line has no read of the format's length to vote.
+
+        A cut that clips a glyph or takes in a line of print above garbles the same glyphs in every read of
+        it; other cuts garble others. 500 generated passport pages: exact 478 -> 481, no read wrongly valid.
+        """
+        block = found.block
+        strips = np.stack([cut_strip(found.gray, line, block.scale, pad=pad, dy=dy, half_height=half)
+                           for pad, dy, half in RECUT_VARIANTS for line in block.lines])
+        if upright:  # read the other way up: each cut's lines reversed, each line reversed
+            strips = strips.reshape(len(RECUT_VARIANTS), len(block.lines), *strips.shape[1:])[:, ::-1, ::-1, ::-1]
+            strips = strips.reshape(-1, *strips.shape[2:])
+        recut = self.model.predict(strips[..., None]).reshape(len(RECUT_VARIANTS), *probs.shape)
+        length = _line_length(probs)
+        lines = [vote_lines([decode_line(p, length) for p in (probs[k], *recut[:, k])], length)
+                 for k in range(len(probs))]
+        if any(line is None for line in lines):
+            return None
+        return _parsed(lines, f", strips cut {len(RECUT_VARIANTS) + 1} ways")
+
+    @staticmethod
+    def _parse(probs: np.ndarray) -> tuple[MRZResult, float]:
+        length = _line_length(probs)
+        return _parsed([decode_line(p, length) for p in probs])
+
+
+def _parsed(reads: list, how: str = "") -> tuple[MRZResult, float]:
+    """The MRZ the line reads spell, and the recogniser's confidence in them (geometric mean)."""
+    confidence = float(np.exp(np.mean([np.log(max(r.confidence, 1e-9)) for r in reads])))
+    result = parse_mrz([r.text for r in reads], alternatives=[r.alternatives for r in reads])
+    result.warnings.append(f"recogniser confidence {confidence:.3f}{how}")
+    return result, confidence
+
+
+def _line_length(probs: np.ndarray) -> int | None:
+    """The length the block's lines must have: two lines are 44 (TD3, MRV-A) or 36 (TD2, MRV-B) characters,
+    whichever the frames say; None for a line count no format has."""
+    lengths = LINE_LENGTHS.get(len(probs), (None,))
+    if len(lengths) > 1:
+        free = [len(decode_line(p).text) for p in probs]
+        return min(lengths, key=lambda n: abs(n - float(np.median(free))))
+    return lengths[0]
+
+
+# Strip cuts (pad before/after, baseline shift, half height, in line heights) for reading a block again: within
+# the variation the recogniser was trained on (docauth.training.line_model._jitter); the first read's cut is
+# (0.7, 0.7), 0, 0.85.
+RECUT_VARIANTS = (((0.7, 0.7), -0.1, 0.85), ((0.7, 0.7), 0.1, 0.85), ((0.7, 0.7), 0.0, 0.75),
+                  ((0.7, 0.7), 0.0, 1.0), ((0.3, 0.3), 0.0, 0.85), ((1.2, 1.2), 0.0, 0.85))
+
+
+def _mrz_like(result: MRZResult) -> bool:
+    """Does a read look like an MRZ, valid or not: its structure, or a country code where the issuing state
+    stands? Other text taken for a zone (a card front's fields, a header) mostly has neither."""
+    return result.structure_ok or bool(result.lines and is_known_code(result.lines[0][2:5]))
+
+
+# A block read as an MRZ with a low score (see MRZResult.score) that the recogniser was also unsure of is
+# most likely other text taken for one: on card fronts, blocks of printed fields read as "TD2" scored 0-39 at
+# confidence 0.54-0.73 and turned the page upside down. Such a read is dropped ("no MRZ read"). A sharp MRZ
+# whose check digits fail is kept whatever its score: real specimens with wrong check digits read at
+# confidence 0.98-1.0 with scores 15-59, and "fails its checks" is what a forged MRZ looks like.
+# A read without an MRZ's structure (letters where its dates are, no dates at all) whose issuing state is no
+# country code either is dropped however confident the recogniser was: card headers ("REPUBLIC OF PERU /
+# IDENTITY CARD") and label rows read as "TD2" at high confidence on 18 of 300 generated fronts (issuing
+# states "PUB", "SCH", "<OJ", ...) and cut the page above them. A real zone half lost under glare keeps its
+# code and is kept: reported invalid, with the fields its own check digits vouch for.
+MIN_CREDIBLE_MRZ_SCORE = 50
+MIN_CREDIBLE_MRZ_CONFIDENCE = 0.8
+
+
+def credible(read: "MRZRead | None") -> "MRZRead | None":
+    if read is None or read.result.valid:
+        return read
+    result = read.result
+    if not _mrz_like(result):
+        return None
+    if result.score >= MIN_CREDIBLE_MRZ_SCORE or read.confidence >= MIN_CREDIBLE_MRZ_CONFIDENCE:
+        return read
+    return None
+
+
+# The recogniser was trained on upright lines only: a block read the wrong way up is nonsense to it, so its
+# confidence drops. When neither way passes every check, a clear confidence gap settles which way is up
+# before the scores do: a sharp real MRZ with wrong check digits (resident_cards/USA.png, confidence 1.00,
+# score 15) otherwise lost to its own upside-down read (nonsense scoring 39 at confidence 0.86).
+ORIENTATION_CONFIDENCE_GAP = 0.1
+
+
+def _upright_first(first: tuple[MRZResult, float], turned: tuple[MRZResult, float]) -> bool:
+    """Is the block read as found (``first``) the right way up, rather than ``turned`` 180 degrees?"""
+    (a, conf_a), (b, conf_b) = first, turned
+    if a.valid != b.valid:
+        return a.valid
+    if abs(conf_a - conf_b) >= ORIENTATION_CONFIDENCE_GAP:
+        return conf_a > conf_b
+    return _rank_parts(a, conf_a) >= _rank_parts(b, conf_b)
+
+
+def _rank_parts(result: MRZResult, confidence: float) -> tuple:
+    return (result.valid, result.score, confidence)
+
+
+def rank(read: MRZRead) -> tuple:
+    return _rank_parts(read.result, read.confidence)
+
+
+def _rank_kept_first(read: MRZRead) -> tuple:
+    return (credible(read) is not None, *rank(read))
+
+
+READ_MIN_SIDE, READ_MAX_SIDE = 1000, 2000
+WELDED_SAME_DIRECTION = 1.5  # degrees
+
+
+def _reading_scale(gray: np.ndarray) -> tuple[np.ndarray, float]:
+    """Small scans are enlarged (glyphs come apart under thresholding), huge photos reduced."""
+    long_side = max(gray.shape)
+    zoom = READ_MIN_SIDE / long_side if long_side < READ_MIN_SIDE else min(1.0, READ_MAX_SIDE / long_side)
+    if zoom == 1.0:
+        return gray, 1.0
+    size = (round(gray.shape[1] * zoom), round(gray.shape[0] * zoom))
+    return cv2.resize(gray, size, interpolation=cv2.INTER_CUBIC if zoom > 1 else cv2.INTER_AREA), zoom
+
+
+def _unzoomed(found: FoundMRZ, zoom: float) -> FoundMRZ:
+    """The same block, with ``to_level`` taking original input coordinates."""
+    to_level = found.to_level @ np.diag([zoom, zoom, 1.0])
+    return FoundMRZ(found.gray, found.block, found.angle, to_level)
