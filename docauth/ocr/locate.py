@@ -32,8 +32,7 @@ TD1_ASPECT = 85.6 / 54.0
 TD3_ASPECT = 125.0 / 88.0
 WORK_SIDE = 640  # quad search resolution
 # ... when the caller expects the document somewhere (``accept``): it then only confirms and sharpens that
-# quad. Measured on 100 generated card backs and 100 passport pages (within 5 % of the true corners after
-# the reader's zone check): 92 and 78 at 640, 94 and 81 at 480, 91 and 77 at 400; locate median 65 -> 49 ms.
+# quad, which a smaller search does as well and faster.
 CHECK_WORK_SIDE = 480
 
 
@@ -74,17 +73,14 @@ def locate_document(rgb: np.ndarray, outline_model=None, accept: Callable[[np.nd
 
 # A quad is "on the edges" when the image has an edge within 2 px of this share of its sides (corners
 # trimmed; measured above the image's own edge density) on average, and at least MIN_SIDE_SUPPORT on every
-# side (a finger or glare may hide part of one side). Chosen on 150 generated card-front photos, checked on
-# 155 other captures (docs/benchmarks.md, OCR); 0.45-0.65 and 0.1-0.2 all give within 2 points.
+# side (a finger or glare may hide part of one side).
 MIN_MEAN_SUPPORT = 0.55
 MIN_SIDE_SUPPORT = 0.15
 MAX_EDGE_DENSITY_FOR_LINES = 0.6
 
 
 # Among quads on edges, only those within this much of the best mean support compete on size: a larger quad
-# whose sides lie less well on edges was the card plus a strip of its shadow or of a paper beside it. Chosen on
-# 300 generated front photos (off by more than 15 %: 53 -> 43; 0.2 gave 45, 0.3 53), checked on 400 others:
-# within 5 % of the true corners 254 -> 261, off by more than 15 % 62 -> 59.
+# whose sides lie less well on edges was the card plus a strip of its shadow or of a paper beside it.
 SUPPORT_TOLERANCE = 0.1
 
 
@@ -128,9 +124,7 @@ def choose_quad(candidates: list[Located], shapes: tuple[float, ...] | None = No
     on_edges = [c for c in candidates if _preference(c, frame_sides=True)[0]]
     if not on_edges and frame is not None and (not candidates or _document_shaped(frame, shapes, CROPPED_ASPECT_TOLERANCE)):
         # A photo in a document's proportions with no quad on edges is the document, cropped to it (an
-        # upload, a scanner's crop), far more often than the best supported of quads on no edge is right
-        # (dev photos: 3 of 3 in a card's proportions, 0 of 4 in others'; there, a small passport in a 9:16
-        # photo of the test seed was lost that the best of those quads had right).
+        # upload, a scanner's crop), far more often than the best supported of quads on no edge is right.
         return Located(np.asarray(frame, np.float64), False, 0.0, {"method": "whole_image"})
     if not on_edges:
         return max(candidates, key=_preference) if candidates else Located(np.zeros((4, 2)), False)
@@ -168,10 +162,8 @@ def _share_inside(inner: np.ndarray, outer: np.ndarray) -> float:
 # Long side over short side of what is photographed: an ID card (TD1), a passport data page or a TD2 card,
 # an open passport booklet (both pages). Among quads on edges, those shaped like one of them within this
 # share are preferred: the portrait, a header band or a keyboard's key block are rectangles on edges too.
-# Chosen on 300 generated card-front photos with the three edge maps (within 5 % of the true corners
-# 220 -> 235; 0.15 gave 232, 0.2 224). Without the open booklet (ONE_DOCUMENT_ASPECTS, as the reader asks
-# when no MRZ was read: a booklet's spread always shows its data page's zone), 200 other fronts 152 -> 155
-# within 5 %, off by more than 15 % 27 -> 22; passport pages' data page alone 44 -> 48 of 100.
+# Without an MRZ read the reader asks for ONE_DOCUMENT_ASPECTS: a booklet's spread always shows its data
+# page's zone, so a page without one is a single document.
 ONE_DOCUMENT_ASPECTS = (TD1_ASPECT, TD3_ASPECT)
 DOCUMENT_ASPECTS = ONE_DOCUMENT_ASPECTS + (2 * TD3_ASPECT,)
 ASPECT_TOLERANCE = 0.1
@@ -284,12 +276,10 @@ def _contour_quads(mask: np.ndarray, name: str, area_img: float, frame: np.ndarr
 # Canny's hysteresis thresholds. The first map takes them from the median brightness (the usual automatic
 # choice), which on a pale card on a pale table sets the upper one near 250 and loses the card's faint border.
 # Two more maps take them from the gradient magnitudes themselves (the upper one at these percentiles, the
-# lower at half of it), which keep a faint border wherever it is among the stronger edges of the image.
-# Chosen on 300 generated card-front photos (a candidate within 5 % of the true corners: 217 with the first
-# map alone, 251 with the 90th percentile added, 268 with the 80th too; the one chosen 200 -> 233). Where
+# lower at half of it), which keep a faint border wherever it is among the stronger edges of the image. Where
 # nearly all is flat (a scanner lid) or noise, those percentiles fall to the noise itself, whose edges then
 # close straight-line quads anywhere: the upper threshold is at least MIN_GRADIENT_THRESHOLD (Sobel L1 at the
-# search resolution; 10 and 20 choose the same on those fronts, 30 loses 3).
+# search resolution).
 GRADIENT_PERCENTILES = (90.0, 80.0)
 MIN_GRADIENT_THRESHOLD = 20.0
 
@@ -327,7 +317,7 @@ def _line_candidates(thin_edges: np.ndarray, near_edge: np.ndarray, edge_density
                      s: float, rgb: np.ndarray, edge_name: str) -> list[Located]:
     # Straight lines are found in any texture (noise, a keyboard, text): their quads count only when on edges
     # that stand out from the image's own edge density, and not at all where edges are nearly everywhere
-    # (generated captures: at most 42 % of the image near an edge; sensor noise alone: 92 %).
+    # (sensor noise alone puts most of the image near an edge, a document capture far less of it).
     quads = line_quads(thin_edges) if edge_density <= MAX_EDGE_DENSITY_FOR_LINES else np.empty((0, 4, 2))
     scores = _shape_scores(quads, area_img)
     quads, scores = quads[scores > 0], scores[scores > 0]

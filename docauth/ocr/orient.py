@@ -26,8 +26,8 @@ def card_outline_landscape(shape, side: str | None) -> bool | None:
     """Is the rectified card's long side horizontal? None when the outline is too square to say (a TD1 card
     is 1.59:1; a wrong outline, or the whole photo, may be anything), or may be a booklet's two pages.
 
-    Without the side (``docauth ocr`` on a photo), an outline in a card's shape is a card's: of 300 generated
-    card fronts read without it, 3 well-located ones were turned a quarter by the text-line count.
+    Without the side (``docauth ocr`` on a photo), an outline in a card's shape is a card's: the text-line
+    count alone turns some well-located cards a quarter.
 
     >>> card_outline_landscape((540, 856), "front"), card_outline_landscape((856, 540), None)
     (True, False)
@@ -89,7 +89,7 @@ def _label_value_votes(boxes) -> tuple[int, int]:
     return up, down
 
 
-# A tilt under this many degrees is left as it is (1 and 2 read the same 27 fronts alike).
+# A tilt under this many degrees is left as it is: the text boxes and Tesseract read so small a tilt alike.
 MIN_TILT_DEGREES = 2.0
 
 

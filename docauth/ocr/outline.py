@@ -12,10 +12,9 @@ document: the facing page is not marked.
 Input: RGB squashed to 192 x 192, float32 in [0, 1]; output: 96 x 96
 probabilities. It runs through the runtime layer like every model.
 
-Optional and not shipped yet: the first training run (6,000 captures, 6 of 10
-epochs, 2026-11-23) reached a median corner error of 11 % of the image side,
-worse than the contour locator; see docs/training.md. ``DocumentReader.load``
-uses it only when ``models/outline.keras`` exists. Its training (``docauth train
+Optional and not shipped yet: its first training run located documents worse
+than the contour locator (docs/training.md). ``DocumentReader.load`` uses it
+only when ``models/outline.keras`` exists. Its training (``docauth train
 outline``) is :mod:`docauth.training.outline`.
 """
 

@@ -123,9 +123,8 @@ def page_with_zone(corners: np.ndarray, zone_centre, zone_direction, page_aspect
 
 # Where the document's edges lie around its MRZ, in units of the zone's width (the text block from the first
 # to the last glyph), from the zone's top-left corner, x along the lines, y down the page: (left, top, right,
-# bottom). Measured on generated captures (77 TD1, 77 TD2, 72 TD3, 40 MRV-A, 36 MRV-B; seed 450000) and in
-# line with ICAO 9303's sizes (e.g. TD1 1.148 x 0.725 -> 85.6 x 54 mm; TD3 1.133 x 0.793 -> 125 x 88 mm).
-# Corner spread (1 sd) about 1 % of the zone width at the bottom, 3.5 % at the top.
+# bottom). Measured on generated captures and in line with ICAO 9303's sizes (e.g. TD1 1.148 x 0.725 of the
+# zone width is 85.6 x 54 mm; TD3 1.133 x 0.793 is 125 x 88 mm).
 DOCUMENT_AROUND_ZONE = {
     "TD1": (-0.067, -0.477, 1.081, 0.248),
     "TD2": (-0.058, -0.631, 1.076, 0.168),

@@ -46,12 +46,14 @@ SIDES_WITHOUT_MRZ = frozenset({"front"})
 CERTAIN_ON_THEIR_OWN = frozenset({"document_number", "date_of_birth", "expiry_date"})
 NAME_FIELDS = ("surname", "given_names")
 TD1_ASPECT = 85.6 / 54.0  # ICAO 9303 part 5
+# A rectified page within this of one TD1 card's proportions is that card alone (not both sides on one sheet).
 ONE_CARD_ASPECT_SLACK = 0.2
 FIELD_NAMES = ("surname", "given_names", "nationality", "sex", "date_of_birth", "document_number", "expiry_date")
 LINE_MODEL = MODEL_NAME
 # A page without an MRZ whose printed read gave this many of its five fields or fewer is read again (on the whole
 # photo, then turned half-way), and the read with more fields is kept: the outline or the turn was wrong.
 POOR_PRINTED_READ = 1
+# The long side the whole photo is read at then: a card in part of the frame keeps legible print at this size.
 WHOLE_FRAME_READ_SIDE = 1400
 OUTLINE_MODEL = outline.MODEL_NAME
 
@@ -253,7 +255,7 @@ class DocumentReader:
         """Other reads of a page whose printed read gave next to nothing, most likely first: the whole photo
         (when the read was of a located outline), then the first view the other way up. A located card's
         outline is often right and its quarter-turn wrong by half a turn (text-layout votes on a small,
-        blurred card); on 350 generated fronts that was 3 of the 27 read again."""
+        blurred card)."""
         if view.found:
             yield self._read_whole_frame(image)
         yield self._read_turned(view)
@@ -263,20 +265,18 @@ class DocumentReader:
         outline gave next to nothing: it was the portrait, a band of the card, or the card turned the wrong
         way (a scan filling the frame leaves no background edge to find). The portrait search has already
         been given the first rectified view; it also searches the photo itself, so it is not told again."""
-
         rgb = _as_rgb(image)
         height, width = rgb.shape[:2]
         scale = min(1.0, WHOLE_FRAME_READ_SIDE / max(height, width))
         small = cv2.resize(rgb, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA) \
             if scale < 1.0 else rgb
-        # A card lying askew in the photo is read level: Tesseract and the text boxes take lines as horizontal
-        # (on the 27 of 350 generated fronts read again, surname/number right 8/10 -> 10/14 of 27).
+        # A card lying askew in the photo is read level: Tesseract and the text boxes take lines as horizontal.
         small = levelled(small)
         rotation = orient_by_text(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), self.tesseract)
         upright = locate.rotate_quarter(small, rotation)
         printed = self.printed(upright)
-        view = DocumentView(corners=locate.document_corners(locate.frame_corners(rgb.shape), rotation), rotation=rotation,
-                            found=False, rectified=upright)
+        view = DocumentView(corners=locate.document_corners(locate.frame_corners(rgb.shape), rotation),
+                            rotation=rotation, found=False, rectified=upright)
         if len(printed.fields) <= POOR_PRINTED_READ:
             turned = self._read_turned(view)
             if len(turned[1].fields) > len(printed.fields):
@@ -285,8 +285,8 @@ class DocumentReader:
 
     def _read_turned(self, view: DocumentView) -> tuple[DocumentView, PrintedRead]:
         """The printed fields of ``view`` read the other way up. Orientation by text layout is fooled by
-        cluttered backgrounds (grass, a keyboard) on the whole photo: on 30 generated fronts read whole it
-        turned 3 upside down, whose fields then read as nothing."""
+        cluttered backgrounds (grass, a keyboard) on the whole photo, which turns some pages upside down, whose
+        fields then read as nothing."""
         turned = locate.rotate_quarter(view.rectified, 180)
         printed = self.printed(turned)
         # half a turn more: the upright corners' order moves on by two

@@ -26,8 +26,7 @@ WLF WSM YEM ZAF ZMB ZWE
 
 # ICAO's own: Germany, British nationals of other kinds, the UN and its agencies, other organisations, the EU,
 # stateless persons and refugees, unspecified nationality, Kosovo, and Utopia, the state of ICAO's specimens;
-# then retired codes that documents still in circulation carry (the Netherlands Antilles; Bosnia's BOS, on
-# the real German visa specimen in ../shared).
+# then retired codes that documents still in circulation carry (the Netherlands Antilles; Bosnia's BOS).
 ICAO_SPECIAL = frozenset("""
 D GBD GBN GBO GBP GBS UNO UNA UNK XBA XIM XCC XCE XCO XEC XPO XES XMP XOM XDC EUE XXA XXB XXC XXX RKS UTO
 ANT BOS

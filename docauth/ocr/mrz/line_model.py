@@ -25,11 +25,12 @@ MODEL_NAME = "mrz_lines"
 BLANK = "(blank)"
 LABELS = [BLANK, *MRZ_CHARS]  # CTC blank first: Keras' CTC loss reserves class 0 for it
 FRAMES = LINE_W // 4
-TOP_K = 3
+TOP_K = 3  # candidates kept per character: the correction rules weigh the recogniser's top three
 # Dilations of the recogniser's mixing layers along the line (build_model): with 4 and 8 each frame sees about
 # seven glyphs either side, a whole name word or date (v8, docs/training.md).
 MRZ_CONTEXT = (1, 2, 4, 8)
-CONTEXT_LAYER = "context_d"  # name prefix of those layers (dilation appended): the training's init_from finds new ones by it
+# Name prefix of those layers (dilation appended): the training's init_from finds new ones by it.
+CONTEXT_LAYER = "context_d"
 
 
 # --- decoding --------------------------------------------------------------------

@@ -305,7 +305,7 @@ def checks_pass(result: MRZResult) -> bool:
 # fillers is where that happens: a line a filler or two short is refitted inside its runs when that is
 # what puts its check digits back in place.
 MAX_REFIT = 2
-MAX_REFIT_READINGS = 48
+MAX_REFIT_READINGS = 48  # more ways to refit than this: a line in pieces, not one that lost a filler
 
 
 def _filler_run_edits(line: str, missing: int) -> list[tuple[str, list[int], int]]:
@@ -380,15 +380,12 @@ def _refit_filler_runs(lines, alts, type_, today, min_unchecked_p) -> MRZResult 
 
 # A runner-up the check digit cannot tell from the character read (G and Q, H and R: values 10 apart) leaves the
 # field unverified even when the recogniser preferred the one it read: at p >= 0.01 (the substitution search's
-# own bound) it is a real alternative. Dev captures (recogniser v5, 300 passport pages + 300 card backs): reported
-# valid but wrong 2 -> 1 (Q9N74A1HB2 for G9N74A1HB2, G at p 0.01-0.02), no valid exact read lost.
+# own bound) it is a real alternative.
 CHECK_BLIND_ALTERNATIVE_P = 0.01
 
 
 # A check digit catches one wrong character for certain, but several wrong ones only 9 times in 10. A field
-# whose check passes with more uncertain characters than this is not taken as verified: on 2,000 captures a
-# document number read with four wrong characters (WCSS59Q9A7 for WC5559G947) passed both its own check
-# digit and the composite.
+# whose check passes with more uncertain characters than this is not taken as verified.
 MAX_UNCERTAIN_IN_CHECKED_FIELD = 1
 
 

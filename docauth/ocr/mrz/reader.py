@@ -74,8 +74,7 @@ class MRZReader:
     def _read_best(self, candidates: list[FoundMRZ], best: MRZRead | None) -> MRZRead | None:
         """The better of ``best`` and the candidates read in turn, up to the first valid one. A read the
         reader would drop as other text (:func:`credible`) never displaces one it would keep: its score
-        is no measure against a zone's (the specimen other/USA_Border_Crosser.png, a sharp TD1 zone with
-        wrong check digits, score 55 at confidence 1.0, lost to nonsense scoring 59 at 0.28)."""
+        is no measure against a zone's (a sharp zone with wrong check digits scores low too)."""
         for found in candidates:
             read = self.read_block(found)
             if best is None or _rank_kept_first(read) > _rank_kept_first(best):
@@ -100,8 +99,8 @@ class MRZReader:
         if not result.valid and _mrz_like(result):
             voted = self._read_recut(found, probs[n * upright:n * (upright + 1)], upright=bool(upright))
             # Only a vote whose check digits all pass replaces the read (its names may still be unsure): one that
-            # fails too is no surer, and the correction search on its other candidates respelled the optional
-            # data of a real specimen whose check digits are wrong as printed ('0' -> 'D', to fit the composite).
+            # fails too is no surer, and the correction search on its other candidates can respell a zone whose
+            # check digits are wrong as printed until the composite fits.
             if voted is not None and checks_pass(voted[0]) and _rank_parts(*voted) > _rank_parts(result, confidence):
                 result, confidence = voted
         angle = (found.angle + 180.0 * upright + 180.0) % 360.0 - 180.0
@@ -113,7 +112,7 @@ class MRZReader:
         when a line has no read of the format's length to vote.
 
         A cut that clips a glyph or takes in a line of print above garbles the same glyphs in every read of
-        it; other cuts garble others. 500 generated passport pages: exact 478 -> 481, no read wrongly valid.
+        it; other cuts garble others.
         """
         block = found.block
         strips = np.stack([cut_strip(found.gray, line, block.scale, pad=pad, dy=dy, half_height=half)
@@ -167,15 +166,12 @@ def _mrz_like(result: MRZResult) -> bool:
 
 
 # A block read as an MRZ with a low score (see MRZResult.score) that the recogniser was also unsure of is
-# most likely other text taken for one: on card fronts, blocks of printed fields read as "TD2" scored 0-39 at
-# confidence 0.54-0.73 and turned the page upside down. Such a read is dropped ("no MRZ read"). A sharp MRZ
-# whose check digits fail is kept whatever its score: real specimens with wrong check digits read at
-# confidence 0.98-1.0 with scores 15-59, and "fails its checks" is what a forged MRZ looks like.
+# most likely other text taken for one (a card front's printed fields), and is dropped ("no MRZ read"). A sharp
+# MRZ whose check digits fail is kept whatever its score: "fails its checks" is what a forged MRZ looks like.
 # A read without an MRZ's structure (letters where its dates are, no dates at all) whose issuing state is no
-# country code either is dropped however confident the recogniser was: card headers ("REPUBLIC OF PERU /
-# IDENTITY CARD") and label rows read as "TD2" at high confidence on 18 of 300 generated fronts (issuing
-# states "PUB", "SCH", "<OJ", ...) and cut the page above them. A real zone half lost under glare keeps its
-# code and is kept: reported invalid, with the fields its own check digits vouch for.
+# country code either is dropped however confident the recogniser was: card headers and label rows read as a
+# zone that way. A real zone half lost under glare keeps its code and is kept: reported invalid, with the
+# fields its own check digits vouch for.
 MIN_CREDIBLE_MRZ_SCORE = 50
 MIN_CREDIBLE_MRZ_CONFIDENCE = 0.8
 
@@ -193,8 +189,7 @@ def credible(read: "MRZRead | None") -> "MRZRead | None":
 
 # The recogniser was trained on upright lines only: a block read the wrong way up is nonsense to it, so its
 # confidence drops. When neither way passes every check, a clear confidence gap settles which way is up
-# before the scores do: a sharp real MRZ with wrong check digits (resident_cards/USA.png, confidence 1.00,
-# score 15) otherwise lost to its own upside-down read (nonsense scoring 39 at confidence 0.86).
+# before the scores do: a sharp MRZ with wrong check digits scores lower than its own upside-down nonsense.
 ORIENTATION_CONFIDENCE_GAP = 0.1
 
 
@@ -220,8 +215,11 @@ def _rank_kept_first(read: MRZRead) -> tuple:
     return (credible(read) is not None, *rank(read))
 
 
+# The long side an image is searched at: smaller scans are enlarged (their glyphs come apart under
+# thresholding), huge photos reduced (the search's cost grows with the pixels, not its findings).
 READ_MIN_SIDE, READ_MAX_SIDE = 1000, 2000
-WELDED_SAME_DIRECTION = 1.5  # degrees
+# Degrees: a welded-run direction this close to one already searched would find the same blocks again.
+WELDED_SAME_DIRECTION = 1.5
 
 
 def _reading_scale(gray: np.ndarray) -> tuple[np.ndarray, float]:

@@ -1,5 +1,5 @@
-"""The corrections an OCR read of an MRZ needs, one named rule each, in the order :func:`docauth.ocr.mrz.parse.parse_mrz`
-applies them. Each works on the read as a grid (a list of character lists per line), appends what it changed to
+"""The corrections an OCR read of an MRZ needs, one named rule each, in the order
+:func:`docauth.ocr.mrz.parse.parse_mrz` applies them. Each works on the read as a grid (a list of character lists per line), appends what it changed to
 ``corrections`` (:func:`correction`) and says in its docstring which real failure it handles.
 
 ``alts``: per line and position, the recogniser's ranked ``(char, probability)`` candidates, or None.
@@ -33,8 +33,7 @@ LOST_DIGIT_COST = 4.0
 
 
 # A character outside every check-digit field is trusted for `valid` only above this recogniser
-# probability. 0.6 let a confident misreading of a name through (SOPHZE for SOPHIE at p 0.71, 2 of 230
-# synthetic captures reported valid but wrong); 0.8 flagged them, at the cost of more MRZs for review.
+# probability: nothing else vouches for it, and a confident misreading of a name happens below it.
 MIN_UNCHECKED_P = 0.8
 
 
@@ -154,9 +153,9 @@ def fix_optional_filler(grid, type_, corrections):
     """An empty optional field whose filler was read as ``0`` in places.
 
     Check digits cannot tell them apart (both count 0), so ``<<<<<<0`` would pass every check with a digit
-    nobody printed (2 of 1,520 generated MRZs reported valid but wrong had exactly this, with the recogniser
-    sure of its 0). Data in these fields is left-aligned: a field that starts with filler holds no data, and
-    its zeros are filler; a 0 alone at the end, after the data and its filler, is filler too.
+    nobody printed, even when the recogniser was sure of its 0. Data in these fields is left-aligned: a field
+    that starts with filler holds no data, and its zeros are filler; a 0 alone at the end, after the data and
+    its filler, is filler too.
 
     >>> grid, fixes = [list("IDPERG2PT7YUE<3<<<<<<<<<<<<<<0")], []
     >>> fix_optional_filler(grid + [list("<" * 30)], "TD1", fixes)
@@ -368,8 +367,8 @@ def confirm_codes_by_each_other(grid, type_, alts, corrections, min_p: float = M
 
     Most documents' holders are nationals of the issuing state, so the surely read code is the likeliest
     reading of the unsure one; a letter read surely is never changed (GBR beside GBD stays as read). The
-    confirmed letters count as certain, as names confirmed by the print do. Dev captures: a blurred 'E' of
-    CHE read L 0.45 / C 0.44 / E 0.05 beside a sure CHE left a whole passport zone invalid.
+    confirmed letters count as certain, as names confirmed by the print do: a blurred letter of a code otherwise
+    leaves a whole zone invalid.
 
     >>> grid = [list("P<CHL"), list("0" * 10 + "CHE")]
     >>> sure = [[("C", 1.0)], [("H", 1.0)]]
@@ -414,8 +413,8 @@ def confirm_codes_by_each_other(grid, type_, alts, corrections, min_p: float = M
 
 
 # A number of digits with one letter inside it, read unsurely, whose digit twin the check digit cannot tell from it
-# (G and 6: 16 and 6) is most likely all digits: 634676646149 read 63467G646149 at G 0.68 / 6 0.22 passed its check
-# either way. A letter first in the field is left alone (letter prefixes are common: G1234567).
+# (G and 6: 16 and 6) is most likely all digits. A letter first in the field is left alone (letter prefixes are
+# common: G1234567).
 NUMBER_FIELDS = ("document_number", "personal_number")
 
 
