@@ -13,7 +13,7 @@ Input: RGB squashed to 192 x 192, float32 in [0, 1]; output: 96 x 96
 probabilities. It runs through the runtime layer like every model.
 
 Optional and not shipped yet: its first training run located documents worse
-than the contour locator (docs/training.md). ``DocumentReader.load`` uses it
+than the contour locator (docs/history.md, "Model versions"). ``DocumentReader.load`` uses it
 only when ``models/outline.keras`` exists. Its training (``docauth train
 outline``) is :mod:`docauth.training.outline`.
 """

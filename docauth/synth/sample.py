@@ -26,7 +26,7 @@ STREAM_KEY = {"td1_front": 1, "td1_back": 2, "td3_open": 3, "selfie": 4, "scener
               "td2_front": 11, "mrv_visa": 12, "doc_crop": 13, "photo": 14, "card_crop": 15}
 
 # The default mix: half documents, half things people upload by mistake. Front+back sheets and tight
-# crops are common among real uploads and specimens (16 and 35 of the 35 in ../shared/data/mrz-specimens).
+# crops are common among real uploads and specimens, so they are a large share of the documents.
 # TD2 cards and visas are rare uploads (few TD2 issuers remain; a visa is not an identity document on its
 # own) but look like a passport data page, so they are in the mix at a few percent each.
 MIX = {

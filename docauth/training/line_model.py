@@ -250,8 +250,8 @@ def degrade(strips, share: float):
     """Training augmentation of a (N, 32, 768, 1) float batch: ``share`` of the strips lose resolution (shrunk
     by 0.35-0.8 and enlarged back) and, independently, ``share`` are blurred (Gaussian, sigma 0.5-1.6 px).
 
-    What the reader's misses look like (docs/benchmarks.md): MRZs a few pixels tall, upscaled into the strip,
-    and out-of-focus ones; the rendered and captured strips have too few of them.
+    What the reader's misses look like (docs/history.md, the OCR section): MRZs a few pixels tall, upscaled
+    into the strip, and out-of-focus ones; the rendered and captured strips have too few of them.
     """
     import tensorflow as tf  # deferred: TensorFlow loads only when training runs
 
