@@ -81,6 +81,25 @@ def test_the_mrz_values_are_found_in_print_whatever_their_captions():
     assert find_in_print("date_of_birth", "1991-05-05", lines) is None
 
 
+def test_a_name_one_slip_from_the_zone_is_the_zones_and_a_bare_ddmmyy_confirms_its_day():
+    lines = [_line("HANDA", 10, 10, 90, 30), _line("OSTERGAARD", 10, 40, 120, 60), _line("061085", 10, 70, 90, 90),
+             _line("0610851178", 200, 70, 300, 90)]
+    assert find_in_print("surname", "HANDRA", lines).value == "HANDRA"  # a lost letter
+    assert find_in_print("surname", "OESTERGAARD", lines).value == "OESTERGAARD"  # no glyph for Ø
+    assert find_in_print("surname", "HONDURAS", lines) is None
+    found = find_in_print("date_of_birth", "1985-10-06", lines)
+    assert (found.value, found.text, found.how) == ("1985-10-06", "061085", "mrz")
+    assert find_in_print("date_of_birth", "1985-06-10", lines) is None  # MMDDYY is not how a date is printed
+    assert find_in_print("date_of_birth", "2010-08-06", lines) is None  # digits of another number
+
+
+def test_a_name_of_two_words_printed_over_two_lines_is_found():
+    lines = [_line("ESPANOLA", 330, 161, 463, 188), _line("ESPANOLA", 330, 184, 463, 210), _line("CARMEN", 331, 226, 432, 252)]
+    found = find_in_print("surname", "ESPANOLA ESPANOLA", lines)
+    assert (found.value, found.box) == ("ESPANOLA ESPANOLA", (330, 161, 463, 210))
+    assert find_in_print("surname", "ESPANOLA CARMEN", lines) is None  # a line and a half apart: two fields
+
+
 def test_a_difference_accuses_only_in_glyphs_read_surely():
     def read(text, glyphs):
         return FieldRead(text, text, float(np.mean(glyphs)), "label", True, glyphs=tuple(zip(text, glyphs)))

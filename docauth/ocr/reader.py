@@ -55,6 +55,10 @@ LINE_MODEL = MODEL_NAME
 POOR_PRINTED_READ = 1
 # The long side the whole photo is read at then: a card in part of the frame keeps legible print at this size.
 WHOLE_FRAME_READ_SIDE = 1400
+# A card's back located on a photo whose rest holds this many lines of text or more, the back covering at most
+# this share of the photo, is a sheet with the front beside it: a card prints about ten lines on its front.
+OTHER_SIDE_MIN_LINES = 6
+OTHER_SIDE_MAX_AREA = 0.6
 OUTLINE_MODEL = outline.MODEL_NAME
 
 
@@ -232,7 +236,11 @@ class DocumentReader:
             on_rectified(upright)
         mrz = read.result if read is not None else None
         printed = None
-        if self.printed is not None and not _prints_nothing_more(mrz, side, upright.shape):
+        if self.printed is not None and _prints_nothing_more(mrz, side, upright.shape) and view.found:
+            t = time.perf_counter()
+            printed = self._read_rest_of_sheet(image, view, mrz)
+            timings["viz_rest_of_sheet_ms"] = (time.perf_counter() - t) * 1000
+        elif self.printed is not None and not _prints_nothing_more(mrz, side, upright.shape):
             t = time.perf_counter()
             printed = self.printed(upright, mrz_top=_mrz_top(mrz), mrz_fields=_zone_fields(mrz))
             timings["viz_ms"] = (time.perf_counter() - t) * 1000
@@ -250,6 +258,29 @@ class DocumentReader:
         result = self.postprocess(view, mrz, printed, timings)
         result.timings_ms["total_ms"] = (time.perf_counter() - t0) * 1000
         return result
+
+    def _read_rest_of_sheet(self, image: np.ndarray, view: DocumentView, mrz: MRZResult) -> PrintedRead | None:
+        """The printed fields of a card whose back was located on a sheet with more text on it: both sides
+        scanned or photographed together, the front beside the back. Read on the whole sheet, turned as the
+        back is, looking for the zone's values; None when the sheet holds no other text (a back alone)."""
+        import cv2
+
+        from docauth.ocr.locate import rotate_quarter
+
+        rgb = _as_rgb(image)
+        height, width = rgb.shape[:2]
+        corners = np.asarray(view.corners, dtype=np.float32)
+        if cv2.contourArea(corners) > OTHER_SIDE_MAX_AREA * height * width:
+            return None
+        scale = min(1.0, WHOLE_FRAME_READ_SIDE / max(height, width))
+        small = cv2.resize(rgb, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA) \
+            if scale < 1.0 else rgb
+        outline = (corners * scale).reshape(-1, 1, 2)
+        elsewhere = sum(cv2.pointPolygonTest(outline, ((b.x0 + b.x1) / 2, b.cy), False) < 0
+                        for b in self.printed.detector(small))
+        if elsewhere < OTHER_SIDE_MIN_LINES:
+            return None
+        return self.printed(rotate_quarter(small, view.rotation), mrz_fields=_zone_fields(mrz))
 
     def _read_again(self, image: np.ndarray, view: DocumentView) -> Iterator[tuple[DocumentView, PrintedRead]]:
         """Other reads of a page whose printed read gave next to nothing, most likely first: the whole photo

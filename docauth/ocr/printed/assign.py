@@ -274,7 +274,10 @@ def _printed_name(text: str, wanted: str) -> str | None:
             if got.replace(" ", "") == glued:
                 return _spaced_like(candidate, wanted)
             if len(glued) >= 5 and _within_one(got.replace(" ", ""), glued):
-                return candidate
+                # Read with its diacritics, the name is as printed (the zone may use the other transliteration);
+                # read in plain letters, one letter apart from the zone's name is the recogniser's slip (a lost
+                # letter, a diacritic it has no glyph for), not another name: the page prints the zone's name.
+                return candidate if not candidate.isascii() else wanted
     return None
 
 
@@ -297,6 +300,18 @@ def _within_one(a: str, b: str) -> bool:
     return Levenshtein.distance(a, b, score_cutoff=1) <= 1
 
 
+def _stacked_pairs(lines: list[PrintedLine]):
+    """Lines printed one under the other as one value: a name of several words that the page breaks over
+    two lines, left-aligned, of one height, at the print's leading (the boxes, grown by the detector, may
+    overlap); a field printed under another has its caption between them, half a line or more."""
+    for upper in lines:
+        for lower in lines:
+            if (lower is not upper and abs(lower.x0 - upper.x0) < upper.h
+                    and -0.3 * upper.h <= lower.y0 - upper.y1 < 0.5 * upper.h
+                    and abs(lower.h - upper.h) < 0.3 * upper.h):
+                yield upper, lower
+
+
 def find_in_print(name: str, mrz_value: str, lines: list[PrintedLine], today: date | None = None
                   ) -> FieldRead | None:
     """The line that prints the MRZ's value of ``name`` (names up to one OCR slip in five letters or more,
@@ -311,8 +326,19 @@ def find_in_print(name: str, mrz_value: str, lines: list[PrintedLine], today: da
             value = _printed_name(line.text, wanted)
             if value is not None:
                 return FieldRead(value, line.text, line.confidence, "mrz", True, line.box, _glyphs(line))
+        if " " in wanted:
+            for upper, lower in _stacked_pairs(lines):
+                text = f"{upper.text} {lower.text}"
+                value = _printed_name(text, wanted)
+                if value is not None:
+                    box = (int(upper.x0), int(upper.y0), int(max(upper.x1, lower.x1)), int(lower.y1))
+                    return FieldRead(value, text, min(upper.confidence, lower.confidence), "mrz", True, box,
+                                     _glyphs(upper) + _glyphs(lower))
         return None
     if name in DATE_KINDS:
+        # Some issuers print a date as six bare digits, day month year (DDMMYY): read alone that is no date
+        # (a number prints the same way), but the zone's own day written so confirms it.
+        compact = re.compile(r"(?<!\d)%s%s%s(?!\d)" % (mrz_value[8:10], mrz_value[5:7], mrz_value[2:4]))
         for line in lines:
             for printed in all_dates(line.text):
                 if same_day(mrz_value, printed):
@@ -320,6 +346,9 @@ def find_in_print(name: str, mrz_value: str, lines: list[PrintedLine], today: da
                     # The zone gives the year in two digits; a printed four-digit year settles the century.
                     value = date(year, month, day).isoformat() if four else mrz_value
                     return FieldRead(value, line.text, line.confidence, "mrz", True, line.box, _glyphs(line))
+        for line in lines:
+            if compact.search(re.sub(r"\s", "", line.text)):
+                return FieldRead(mrz_value, line.text, line.confidence, "mrz", True, line.box, _glyphs(line))
         return None
     if name == "document_number":
         wanted = re.sub(r"[^A-Z0-9]", "", mrz_value.upper()).translate(_NUMBER_FOLD)

@@ -17,6 +17,8 @@ Day first, as ICAO 9303 prints dates.
 ('1995-08-01', '1990-07-13', None)
 >>> parse_date("3O.11.2O33", kind="expiry"), parse_date("21 N0V 1980"), parse_date("170 cm")
 ('2033-11-30', '1980-11-21', None)
+>>> parse_date("01JANI988"), parse_date("12 JUNI 1988")
+('1988-01-01', '1988-06-12')
 """
 
 from __future__ import annotations
@@ -60,8 +62,10 @@ _PATTERNS = ((_ISO, "ymd"), (_NUMERIC, "dmy"), (_NAMED, "dMy"), (_NUMERIC_SPACED
 def _plain(text: str) -> str:
     upper = "".join(c for c in unicodedata.normalize("NFKD", text.upper()) if not unicodedata.combining(c))
     # O for 0 and I/l for 1 beside a digit and no letter (a month name glued to its digits stays a word).
-    return re.sub(r"(?<=\d)[OoQIl|](?![A-Za-z])|(?<![A-Za-z])[OoQIl|](?=\d)",
-                  lambda m: m.group(0).translate(_DIGITS_FOR_LETTERS), upper)
+    upper = re.sub(r"(?<=\d)[OoQIl|](?![A-Za-z])|(?<![A-Za-z])[OoQIl|](?=\d)",
+                   lambda m: m.group(0).translate(_DIGITS_FOR_LETTERS), upper)
+    # A year glued to its month name reads its first 1 as I ("01JANI988"): I before three digits is a 1.
+    return re.sub(r"(?<=[A-Z]{3})[Il|](?=9\d\d(?!\d))", "1", upper)
 
 
 def _month(word: str) -> int | None:

@@ -83,7 +83,7 @@ class TextDetector:
             line_height = float(np.median([r[3] for r in regions]))
             regions = [part for region in regions for part in _split(probability, region, line_height, 0)]
         boxes = []
-        for x, y, w, h, area, score in regions:
+        for x, y, w, h, area, score, _ in regions:
             if score < BOX_THRESHOLD:
                 continue
             # Grow the shrunk line back: offset = area * ratio / perimeter, the detector's training rule.
@@ -101,15 +101,19 @@ def _split(probability: np.ndarray, region: tuple, line_height: float, level: in
     x, y, w, h = region[:4]
     if h <= TALL_REGION * line_height or level >= len(SPLIT_THRESHOLDS):
         return [region]
-    parts = _regions(probability[y:y + h, x:x + w], SPLIT_THRESHOLDS[level])
+    # Only the region's own pixels are cut again: its bounding box also holds parts of its neighbours, which
+    # are lines of their own already.
+    window = np.where(region[6], probability[y:y + h, x:x + w], 0.0)
+    parts = _regions(window, SPLIT_THRESHOLDS[level])
     if not parts:
         return [region]
-    moved = [(px + x, py + y, pw, ph, pa, ps) for px, py, pw, ph, pa, ps in parts]
+    moved = [(px + x, py + y, *rest) for px, py, *rest in parts]
     return [piece for part in moved for piece in _split(probability, part, line_height, level + 1)]
 
 
-def _regions(probability: np.ndarray, threshold: float) -> list[tuple[int, int, int, int, int, float]]:
-    """(x, y, width, height, area, mean probability) of each connected region above ``threshold``."""
+def _regions(probability: np.ndarray, threshold: float) -> list[tuple]:
+    """(x, y, width, height, area, mean probability, own pixels in the box) of each connected region above
+    ``threshold``."""
     import cv2
 
     mask = (probability > threshold).astype(np.uint8)
@@ -119,5 +123,6 @@ def _regions(probability: np.ndarray, threshold: float) -> list[tuple[int, int, 
         x, y, w, h, area = (int(v) for v in stats[i])
         if h < MIN_BOX_HEIGHT / 2 or area < 6:
             continue
-        out.append((x, y, w, h, area, float(probability[y:y + h, x:x + w][labels[y:y + h, x:x + w] == i].mean())))
+        own = labels[y:y + h, x:x + w] == i
+        out.append((x, y, w, h, area, float(probability[y:y + h, x:x + w][own].mean()), own))
     return out
