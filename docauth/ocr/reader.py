@@ -246,7 +246,7 @@ class DocumentReader:
             timings["viz_ms"] = (time.perf_counter() - t) * 1000
             if mrz is None and len(printed.fields) <= POOR_PRINTED_READ:
                 t = time.perf_counter()
-                for other_view, other in self._read_again(image, view):
+                for other_view, other in self._read_again(image, view, printed):
                     if len(other.fields) > len(printed.fields):
                         view, printed = other_view, other
                     if len(printed.fields) > POOR_PRINTED_READ:
@@ -282,14 +282,17 @@ class DocumentReader:
             return None
         return self.printed(rotate_quarter(small, view.rotation), mrz_fields=_zone_fields(mrz))
 
-    def _read_again(self, image: np.ndarray, view: DocumentView) -> Iterator[tuple[DocumentView, PrintedRead]]:
-        """Other reads of a page whose printed read gave next to nothing, most likely first: the whole photo
-        (when the read was of a located outline), then the first view the other way up. A located card's
-        outline is often right and its quarter-turn wrong by half a turn (text-layout votes on a small,
-        blurred card)."""
+    def _read_again(self, image: np.ndarray, view: DocumentView, printed: PrintedRead
+                    ) -> Iterator[tuple[DocumentView, PrintedRead]]:
+        """Other reads of a page whose printed read gave next to nothing, most likely first: the page the other
+        way up, only when its lines read more surely so (the text layout's vote on a small, blurred card is
+        often half a turn wrong); then, for a located outline, the whole photo (the outline was the portrait
+        or a band of the card), itself turned only on the same evidence. A page that is merely hard to read
+        costs two reads, not four."""
+        if self.printed.reads_better_turned(view.rectified, printed.lines):
+            yield self._read_turned(view)
         if view.found:
             yield self._read_whole_frame(image)
-        yield self._read_turned(view)
 
     def _read_whole_frame(self, image: np.ndarray) -> tuple[DocumentView, PrintedRead]:
         """The printed fields read on the whole photo, turned upright by its text, for when the located
@@ -308,7 +311,7 @@ class DocumentReader:
         printed = self.printed(upright)
         view = DocumentView(corners=locate.document_corners(locate.frame_corners(rgb.shape), rotation),
                             rotation=rotation, found=False, rectified=upright)
-        if len(printed.fields) <= POOR_PRINTED_READ:
+        if len(printed.fields) <= POOR_PRINTED_READ and self.printed.reads_better_turned(upright, printed.lines):
             turned = self._read_turned(view)
             if len(turned[1].fields) > len(printed.fields):
                 return turned

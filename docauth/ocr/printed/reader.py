@@ -30,6 +30,10 @@ GLYPH_WIDTH = 0.55  # a glyph's width over its detected line's height (margins i
 CAPTION_GLYPHS = 18
 READ_CHUNK = 4  # lines recognised at a time while looking for the MRZ's values
 VALUE_HEIGHT = 0.8  # of the taller lines' height (75th percentile): a line this tall may hold a value
+# Which way up a page is: its longest lines read again turned half round, and the turn taken when their mean
+# glyph confidence rises by more than a misread's scatter.
+TURN_PROBE_LINES = 4
+TURN_MARGIN = 0.1
 
 
 @dataclass
@@ -98,6 +102,18 @@ class PrintedReader:
         timings["recognise_ms"] = (time.perf_counter() - t) * 1000
         timings["lines"] = len(lines)
         return PrintedRead(fields, lines, timings)
+
+    def reads_better_turned(self, page: np.ndarray, lines: list[PrintedLine]) -> bool:
+        """Do the page's longest lines read more surely half a turn round? Text upside down reads as unsure
+        glyphs, so a few lines tell which way up a page is for one small recognition batch, where reading the
+        whole page again would cost a detection and every line."""
+        probe = sorted(lines, key=lambda line: line.x1 - line.x0, reverse=True)[:TURN_PROBE_LINES]
+        if not probe:
+            return False
+        crops = [np.ascontiguousarray(cut(page, TextBox(line.x0, line.y0, line.x1, line.y1, 1.0))[::-1, ::-1])
+                 for line in probe]
+        turned = float(np.mean([read.confidence for read in self.recognizer(crops)]))
+        return turned > float(np.mean([line.confidence for line in probe])) + TURN_MARGIN
 
     def _read(self, page: np.ndarray, boxes: list[TextBox], captions=()) -> list[PrintedLine]:
         """The lines' text; a long caption-sized line is read by its end alone (``caption_tail``)."""
