@@ -444,3 +444,24 @@ def test_printed_fields_of_a_specimen_are_scored_against_its_true_mrz():
     summary = _printed_summary([{"printed": printed}, {"printed": unread}])
     assert summary["surname"] == {"specimens": 2, "read": 1, "exact": 1}
     assert summary["document_number"] == {"specimens": 2, "read": 1, "exact": 0}
+
+
+def test_a_cards_front_scanned_beside_its_back_gives_the_holders_fields(reader):
+    """Both sides of a card on one sheet: the back's zone is read, and the front's print beside it gives the
+    holder's name and birth date (the back prints neither); a back alone on a sheet reads nothing more."""
+    back = render_document("td1_back", SEED + 700)
+    front = render_document("td1_front", SEED + 701, identity=back.fields)
+    height, width = back.image.shape[:2]
+    margin = height // 3
+    sheet = np.full((3 * margin + 2 * height, 2 * margin + width, 3), 250, np.uint8)
+    sheet[margin:margin + height, margin:margin + width] = front.image[:height, :width]
+    sheet[2 * margin + height:2 * margin + 2 * height, margin:margin + width] = back.image
+    result = reader(sheet, side="back")
+    assert result.mrz is not None and result.mrz.valid
+    for name in ("surname", "date_of_birth"):
+        assert result.sources[name] == "mrz"
+        assert result.consistency[name]["agree"] is True, (name, result.viz)
+    alone = np.full_like(sheet, 250)
+    alone[2 * margin + height:2 * margin + 2 * height, margin:margin + width] = back.image
+    result = reader(alone, side="back")
+    assert result.mrz.valid and not result.viz

@@ -58,6 +58,8 @@ WHOLE_FRAME_READ_SIDE = 1400
 # A card's back located on a photo whose rest holds this many lines of text or more, the back covering at most
 # this share of the photo, is a sheet with the front beside it: a card prints about ten lines on its front.
 OTHER_SIDE_MIN_LINES = 6
+# What a card prints about its holder on its front only (its back may print the number and expiry too).
+HOLDER_FIELDS = frozenset({"surname", "given_names", "date_of_birth"})
 OTHER_SIDE_MAX_AREA = 0.6
 OUTLINE_MODEL = outline.MODEL_NAME
 
@@ -236,11 +238,7 @@ class DocumentReader:
             on_rectified(upright)
         mrz = read.result if read is not None else None
         printed = None
-        if self.printed is not None and _prints_nothing_more(mrz, side, upright.shape) and view.found:
-            t = time.perf_counter()
-            printed = self._read_rest_of_sheet(image, view, mrz)
-            timings["viz_rest_of_sheet_ms"] = (time.perf_counter() - t) * 1000
-        elif self.printed is not None and not _prints_nothing_more(mrz, side, upright.shape):
+        if self.printed is not None and not _prints_nothing_more(mrz, side, upright.shape):
             t = time.perf_counter()
             printed = self.printed(upright, mrz_top=_mrz_top(mrz), mrz_fields=_zone_fields(mrz))
             timings["viz_ms"] = (time.perf_counter() - t) * 1000
@@ -255,6 +253,15 @@ class DocumentReader:
             if mrz is not None and not mrz.valid and printed.lines:
                 # The page prints the names and codes the MRZ's unsure letters may spell (no check digit covers them).
                 mrz = confirm_in_print(mrz, printed_name_words(printed.lines))
+        if (self.printed is not None and view.found and _prints_nothing_more(mrz, None, upright.shape)
+                and (printed is None or not HOLDER_FIELDS & set(printed.fields))):
+            t = time.perf_counter()
+            rest = self._read_rest_of_sheet(image, view, mrz)
+            if rest is not None and printed is None:
+                printed = rest
+            elif rest is not None:  # the back's own reads (its number, its expiry) stand; the front adds the rest
+                printed = PrintedRead({**rest.fields, **printed.fields}, printed.lines + rest.lines, printed.timings_ms)
+            timings["viz_rest_of_sheet_ms"] = (time.perf_counter() - t) * 1000
         result = self.postprocess(view, mrz, printed, timings)
         result.timings_ms["total_ms"] = (time.perf_counter() - t0) * 1000
         return result
@@ -275,10 +282,10 @@ class DocumentReader:
         scale = min(1.0, WHOLE_FRAME_READ_SIDE / max(height, width))
         small = cv2.resize(rgb, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA) \
             if scale < 1.0 else rgb
-        outline = (corners * scale).reshape(-1, 1, 2)
-        elsewhere = sum(cv2.pointPolygonTest(outline, ((b.x0 + b.x1) / 2, b.cy), False) < 0
-                        for b in self.printed.detector(small))
-        if elsewhere < OTHER_SIDE_MIN_LINES:
+        # The back itself is blanked out: its zone prints the very values looked for, and is no print.
+        small = small.copy()
+        cv2.fillConvexPoly(small, np.round(corners * scale).astype(np.int32), (255, 255, 255))
+        if len(self.printed.detector(small)) < OTHER_SIDE_MIN_LINES:
             return None
         return self.printed(rotate_quarter(small, view.rotation), mrz_fields=_zone_fields(mrz))
 

@@ -263,22 +263,40 @@ def _printed_name(text: str, wanted: str) -> str | None:
     matches by its start; five letters or more may differ by one OCR slip."""
     words = (clean_name(text) or "").split()
     glued = wanted.replace(" ", "")
-    for i in range(len(words)):
-        for j in range(len(words), i, -1):
-            candidate = " ".join(words[i:j])
-            got = _name_letters(candidate)
-            if not got:
-                continue
-            if got == wanted or (len(wanted) >= 10 and got.startswith(wanted)):
-                return candidate
-            if got.replace(" ", "") == glued:
-                return _spaced_like(candidate, wanted)
-            if len(glued) >= 5 and _within_one(got.replace(" ", ""), glued):
-                # Read with its diacritics, the name is as printed (the zone may use the other transliteration);
-                # read in plain letters, one letter apart from the zone's name is the recogniser's slip (a lost
-                # letter, a diacritic it has no glyph for), not another name: the page prints the zone's name.
-                return candidate if not candidate.isascii() else wanted
+    candidates = [" ".join(words[i:j]) for i in range(len(words)) for j in range(len(words), i, -1)]
+    # The name exactly as the zone has it first: a longer run of words that merely starts with it is the
+    # truncated-name case, and may be this name followed by the next field's.
+    base = _base_letters_pattern(wanted)
+    for candidate in candidates:
+        got = _name_letters(candidate)
+        if got == wanted:
+            return candidate
+        if got and got.replace(" ", "") == glued:
+            return _spaced_like(candidate, wanted)
+        if got and base.fullmatch(got):
+            return wanted
+    for candidate in candidates:
+        got = _name_letters(candidate)
+        if not got:
+            continue
+        if len(wanted) >= 10 and got.startswith(wanted):
+            return candidate
+        if len(glued) >= 5 and _within_one(got.replace(" ", ""), glued):
+            # Read with its diacritics, the name is as printed (the zone may use the other transliteration);
+            # read in plain letters, one letter apart from the zone's name is the recogniser's slip (a lost
+            # letter, a diacritic it has no glyph for), not another name: the page prints the zone's name.
+            return candidate if not candidate.isascii() else wanted
     return None
+
+
+def _base_letters_pattern(wanted: str) -> re.Pattern:
+    """The zone's name as a recogniser without Ä Ö Ü Å Ø glyphs reads it: their base letter alone, where the
+    zone spells them in two letters (ICAO 9303: Ö is OE, Å is AA).
+
+    >>> bool(_base_letters_pattern("BROWN OEZTUERK").fullmatch("BROWN OZTURK"))
+    True
+    """
+    return re.compile(re.sub(r"([AOU])E|AA", lambda m: f"{m.group(1)}E?" if m.group(1) else "AA?", wanted))
 
 
 def _spaced_like(printed: str, wanted: str) -> str:
