@@ -270,10 +270,6 @@ class DocumentReader:
         """The printed fields of a card whose back was located on a sheet with more text on it: both sides
         scanned or photographed together, the front beside the back. Read on the whole sheet, turned as the
         back is, looking for the zone's values; None when the sheet holds no other text (a back alone)."""
-        import cv2
-
-        from docauth.ocr.locate import rotate_quarter
-
         rgb = _as_rgb(image)
         height, width = rgb.shape[:2]
         corners = np.asarray(view.corners, dtype=np.float32)
@@ -287,7 +283,7 @@ class DocumentReader:
         cv2.fillConvexPoly(small, np.round(corners * scale).astype(np.int32), (255, 255, 255))
         if len(self.printed.detector(small)) < OTHER_SIDE_MIN_LINES:
             return None
-        return self.printed(rotate_quarter(small, view.rotation), mrz_fields=_zone_fields(mrz))
+        return self.printed(locate.rotate_quarter(small, view.rotation), mrz_fields=_zone_fields(mrz))
 
     def _read_again(self, image: np.ndarray, view: DocumentView, printed: PrintedRead
                     ) -> Iterator[tuple[DocumentView, PrintedRead]]:
