@@ -18,7 +18,6 @@ from typing import Iterable
 from docauth.dates import full_date
 from docauth.ocr.mrz.checkdigit import check_digit
 
-
 MRZ_CHARS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ<"
 FORMATS = {  # type -> (lines, line length)
     "TD1": (3, 30),
@@ -27,8 +26,7 @@ FORMATS = {  # type -> (lines, line length)
     "MRVA": (2, 44),
     "MRVB": (2, 36),
 }
-
-
+# The check groups that hold a date: a filler read inside one is a digit lost, not a filler.
 DATE_FIELDS = frozenset({"date_of_birth", "expiry_date"})
 
 

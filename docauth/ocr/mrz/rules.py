@@ -16,7 +16,6 @@ from docauth.ocr.mrz.countries import is_known_code
 from docauth.ocr.mrz.format import (DATE_FIELDS, DOCUMENT_CODE_LETTERS, FORMATS, MRZ_CHARS, OPTIONAL_SLICES,
                                     allowed_chars, check_ok, code_slices, group_text, name_slices, slice_positions)
 
-
 # Look-alikes an OCR engine swaps. Digit <-> letter pairs are applied by
 # position class; the filler '<' is misread as one of these letters.
 LETTER_TO_DIGIT = {"O": "0", "Q": "0", "D": "0", "U": "0", "I": "1", "L": "1", "T": "1", "Z": "2",
