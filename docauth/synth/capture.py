@@ -152,11 +152,23 @@ def jpeg_roundtrip(img: np.ndarray, quality: int) -> np.ndarray:
     return cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
 
 
-def sensor(img: np.ndarray, rng, style: str, info: dict) -> np.ndarray:
-    """uint8 in, uint8 out: light field, glare, blur, sensor noise, JPEG (OpenCV ops; numpy floats are slow)."""
+def sensor(img: np.ndarray, rng, style: str, info: dict, clean: bool = False) -> np.ndarray:
+    """uint8 in, uint8 out: light field, glare, blur, sensor noise, JPEG (OpenCV ops; numpy floats are slow).
+
+    ``clean``: a good capture (even light, in focus, little noise), the control for the defects of
+    :mod:`docauth.synth.defects`."""
     h, w = img.shape[:2]
     sh, sw = max(4, h // 8), max(4, w // 8)
-    if style == "phone":
+    if clean:
+        gain = np.full((sh, sw), rng.uniform(0.9, 1.05), np.float32)
+        wb = rng.uniform(0.95, 1.05, size=3).astype(np.float32)
+        add = None
+        info["glare"] = False
+        blur = float(rng.uniform(0, 0.5))
+        motion = 0
+        noise = float(rng.uniform(0.5, 3))
+        quality = int(rng.integers(80, 96))
+    elif style == "phone":
         g = rng.uniform(0.55, 1.15, size=(3, 3)).astype(np.float32)
         gain = cv2.resize(g, (sw, sh), interpolation=cv2.INTER_CUBIC).clip(0.45, 1.25)
         if rng.random() < 0.2:  # the photographer's (phone, hand) shadow across part of the frame
@@ -219,13 +231,14 @@ def sensor(img: np.ndarray, rng, style: str, info: dict) -> np.ndarray:
 
 def capture_document(image: np.ndarray, rng: np.random.Generator, style: str = "phone", rotation: int | None = None,
                      mask: np.ndarray | None = None, fill_range: tuple[float, float] | None = None,
-                     thumb_p: float = 0.0, bend_amplitude: float = 0.0) -> CaptureResult:
+                     thumb_p: float = 0.0, bend_amplitude: float = 0.0, clean: bool = False) -> CaptureResult:
     """Full capture with the homography and parameters (see :func:`capture` for the short form).
 
     ``mask``: optional uint8 alpha of the flat image (rounded card corners show the background).
     ``fill_range``: how much of the frame the document's bounding box spans (phone and bed scans).
     ``thumb_p``: probability that a thumb holds the document at its left or right edge (phone only).
     ``bend_amplitude``: curve the page (fraction of its height, see :func:`bend`); corners stay exact.
+    ``clean``: even light, in focus, little noise (see :func:`sensor`).
     """
     if style not in ("phone", "scan"):
         raise ValueError(f"style must be 'phone' or 'scan', not {style!r}")
@@ -299,7 +312,7 @@ def capture_document(image: np.ndarray, rng: np.random.Generator, style: str = "
     # flat-image pixel -> output pixel
     to_small = np.diag([sw_ / w, sh_ / h, 1.0])
     H = H_small.astype(np.float64) @ to_small
-    out = sensor(out, rng, style, info)
+    out = sensor(out, rng, style, info, clean=clean)
     info["tilt_deg"] = round(tilt, 2)
     area = 0.5 * abs(np.dot(quad[:, 0], np.roll(quad[:, 1], 1)) - np.dot(quad[:, 1], np.roll(quad[:, 0], 1)))
     info["document_area_fraction"] = round(float(area / (fw * fh)), 3)
