@@ -3,7 +3,7 @@
 Exit codes (the same for every command; the README's table is checked against :data:`EXIT_CODES`):
 
 >>> [code for code, _ in EXIT_CODES]
-[0, 1, 2, 3, 4]
+[0, 1, 2, 3, 4, 5]
 
 Flags: ``--json`` prints machine-readable output on stdout instead of the text
 for people; ``--out`` names the file or folder a command writes. Spellings
@@ -25,6 +25,7 @@ NEGATIVE = 1
 USAGE = 2
 REJECT = 3
 UNAVAILABLE = 4
+RETAKE = 5
 
 EXIT_CODES = (
     (OK, "success: `check` accepts, `match-faces` finds the same person, every input was processed"),
@@ -33,10 +34,11 @@ EXIT_CODES = (
     (USAGE, "the command, an option, an input file or a `DOCAUTH_*` setting is wrong (the message says which)"),
     (REJECT, "`check` rejects the document"),
     (UNAVAILABLE, "docauth cannot run here now: a model file, the database or another dependency is unavailable"),
+    (RETAKE, "`check` asks for a new photo (`retake`: blurred, glare, cut off, too small or too dark)"),
 )
 
 #: ``docauth check``'s decision -> exit code.
-DECISION_EXIT = {"accept": OK, "review": NEGATIVE, "reject": REJECT}
+DECISION_EXIT = {"accept": OK, "review": NEGATIVE, "reject": REJECT, "retake": RETAKE}
 
 
 def exit_code_for(exc: DocauthError) -> int:

@@ -62,7 +62,7 @@ def check(image, *, person_id: int | None = None, claimed: dict | None = None):
 
     ``person_id``: an enrolled person to verify against; ``claimed``: the fields the customer claims
     (``{"surname": ..., "date_of_birth": "YYYY-MM-DD", ...}``) instead. ``result.decision`` is
-    ``accept``, ``review`` or ``reject``; ``result.export()`` is the JSON the service answers.
+    ``accept``, ``review``, ``reject`` or ``retake``; ``result.export()`` is the JSON the service answers.
     """
     pixels = image_array(image)
     return pipeline().check(pixels, person_id=person_id, claimed=claimed)

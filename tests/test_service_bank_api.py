@@ -326,10 +326,11 @@ def test_review_queue_and_a_clerks_decision_stored_with_who_and_when(server, aut
     waiting = {c["check_id"]: c for c in queue}
     assert body["check_id"] in waiting
     assert set(waiting[body["check_id"]]["reasons"]) == {r["code"] for r in body["reasons"]}
+    # "resubmit", the first name of "retake", is still taken and stored as "retake"
     r = requests.post(server + f"/v1/checks/{body['check_id']}/review", headers=clerk, json={"decision": "resubmit"})
     assert r.status_code == 201, r.text
     decided = r.json()
-    assert (decided["decision"], decided["reviewer"], decided["check_id"]) == ("resubmit", "clerk-anna",
+    assert (decided["decision"], decided["reviewer"], decided["check_id"]) == ("retake", "clerk-anna",
                                                                                  body["check_id"])
     when = dt.datetime.fromisoformat(decided["decided_at"])
     assert abs(dt.datetime.now(dt.timezone.utc) - when) < dt.timedelta(minutes=1)
@@ -338,10 +339,10 @@ def test_review_queue_and_a_clerks_decision_stored_with_who_and_when(server, aut
     r = requests.post(server + f"/v1/checks/{body['check_id']}/review", headers=auth, json={"decision": "reject"})
     assert r.status_code == 201 and r.json()["reviewer"] == "bank"
     kept = requests.get(server + f"/v1/checks/{body['check_id']}", headers=auth).json()
-    assert [(d["decision"], d["reviewer"]) for d in kept["reviews"]] == [("resubmit", "clerk-anna"), ("reject", "bank")]
+    assert [(d["decision"], d["reviewer"]) for d in kept["reviews"]] == [("retake", "clerk-anna"), ("reject", "bank")]
     from docauth.store.reviews import Reviews
 
-    assert [d["decision"] for d in Reviews(store).history(body["check_id"])] == ["resubmit", "reject"]  # in the db
+    assert [d["decision"] for d in Reviews(store).history(body["check_id"])] == ["retake", "reject"]  # in the db
     url = server + f"/v1/checks/{body['check_id']}/review"
     for bad in ({"decision": "maybe"}, {"decision": 1}, {"decision": "accept", "note": "x"}, [], "accept"):
         error_code(requests.post(url, headers=clerk, json=bad), 400)

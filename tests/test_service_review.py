@@ -158,8 +158,8 @@ def test_clerk_works_the_review_queue_and_the_decision_is_stored_with_who_and_wh
     assert "face_not_found" in reasons and "no face was found" in reasons["face_not_found"]  # in words
     assert ASTRONAUT_PERSON["surname"] in browser.find_element(By.ID, "fields").text
     assert browser.find_element(By.ID, "desk").is_displayed()
-    browser.find_element(By.ID, "decide-resubmit").click()
-    wait.until(lambda d: d.find_element(By.ID, "desk-status").get_attribute("data-decided") == "resubmit")
+    browser.find_element(By.ID, "decide-retake").click()
+    wait.until(lambda d: d.find_element(By.ID, "desk-status").get_attribute("data-decided") == "retake")
     assert "by clerk" in browser.find_element(By.ID, "desk-status").text
     wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, queued))  # off the queue
     browser.save_screenshot(str(tmp_path / "review-desk.png"))
@@ -168,6 +168,110 @@ def test_clerk_works_the_review_queue_and_the_decision_is_stored_with_who_and_wh
     kept = requests.get(site["url"] + f"/v1/checks/{check_id}",
                         headers={"Authorization": f"Bearer {site['key']}"}, timeout=30).json()
     [decision] = kept["reviews"]
-    assert (decision["decision"], decision["reviewer"]) == ("resubmit", "clerk")
+    assert (decision["decision"], decision["reviewer"]) == ("retake", "clerk")
     assert abs(dt.datetime.now(dt.timezone.utc) - dt.datetime.fromisoformat(decision["decided_at"])) \
         < dt.timedelta(minutes=2)
+
+
+@pytest.fixture(scope="module")
+def desk_site(tmp_path_factory):
+    """The real reader (locate, rectify, MRZ, printed fields) and real faces, so the desk's boxes are real."""
+    from docauth.ocr.reader import DocumentReader
+    from docauth.store import Store
+
+    settings = Settings.load(environ={}, data_dir=tmp_path_factory.mktemp("desk"))
+    store = Store.from_settings(settings)
+    store.upgrade()
+    pipeline = Pipeline(classifier=RuleClassifier(), reader=DocumentReader.load(), faces=S.FaceStage.load(),
+                        text_matcher=S.load_text_matcher(settings), store=store,
+                        policy=DecisionPolicy.from_settings(settings), thresholds=Thresholds.from_settings(settings))
+    _, key = store.create_api_key("clerk-desk")
+    app = create_app(settings, store=store, pipeline=pipeline)
+    with serve_in_thread(app) as url:
+        yield {"url": url, "key": key}
+    store.close()
+
+
+def test_the_desk_shows_the_rectified_document_with_boxes_the_record_and_the_enrolled_photo(desk_site, browser,
+                                                                                           tmp_path):
+    import requests
+    import skimage.data
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    url, auth = desk_site["url"], {"Authorization": f"Bearer {desk_site['key']}"}
+    # enrolled through the API with a photo; the record says M where the passport says F: a review, not a reject
+    record = {**ASTRONAUT_PERSON, "sex": "M"}
+    r = requests.post(url + "/v1/persons", headers=auth, data=record, timeout=60,
+                      files={"photo": ("astronaut.png", encode_png(skimage.data.astronaut()), "image/png")})
+    assert r.status_code == 201, r.text
+    person_id = r.json()["id"]
+    document = tmp_path / "passport.jpg"
+    document.write_bytes(encode_jpeg(document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False), 92))
+
+    browser.get(url + "/")
+    wait = WebDriverWait(browser, 90)
+    browser.find_element(By.ID, "api-key").send_keys(desk_site["key"])
+    browser.find_element(By.ID, "save-key").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "key-status"), "Signed in"))
+    browser.find_element(By.CSS_SELECTOR, f"#person option[value='{person_id}']").click()
+    browser.find_element(By.ID, "image").send_keys(str(document))
+    browser.find_element(By.ID, "run-check").click()
+    wait.until(lambda d: d.find_element(By.ID, "decision").get_attribute("data-decision") in ("review", "accept",
+                                                                                               "reject"))
+    assert browser.find_element(By.ID, "decision").get_attribute("data-decision") == "review", \
+        browser.find_element(By.ID, "raw").get_attribute("textContent")[:3000]
+    check_id = int(browser.find_element(By.ID, "result-check").text.strip("(check #)"))
+
+    # the kept result carries the geometry, never the image
+    kept = requests.get(url + f"/v1/checks/{check_id}", headers=auth, timeout=30)
+    geometry = kept.json()["geometry"]
+    assert geometry["width"] > geometry["height"] > 0 and geometry["mrz"] and geometry["face"]
+    assert geometry["fields"] and len(kept.content) < 100_000  # numbers and text, no pixels
+
+    # a fresh page: opened from the queue, everything from the API
+    browser.get(url + "/")
+    queued = f"#queue button[data-check-id='{check_id}']"
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, queued))
+    browser.find_element(By.CSS_SELECTOR, queued).click()
+    wait.until(lambda d: d.find_element(By.ID, "document-view").is_displayed())
+    image = browser.find_element(By.ID, "document-image")
+    width, height = browser.execute_script("return [arguments[0].naturalWidth, arguments[0].naturalHeight]", image)
+    assert width > height > 0  # the upright document, landscape like the passport page
+    kinds = [b.get_attribute("data-kind") for b in browser.find_elements(By.CSS_SELECTOR, "#document-view .box")]
+    assert kinds.count("mrz") == 1 and kinds.count("face") == 1 and kinds.count("field") >= 1, kinds
+    mrz_box = browser.find_element(By.CSS_SELECTOR, "#document-view .box.mrz")
+    assert mrz_box.size["width"] > 0.8 * image.size["width"]  # the zone runs across the page, drawn to scale
+
+    # the fields beside the record, the difference marked
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#fields tr[data-field='sex'] td.record"))
+    rows = {tr.get_attribute("data-field"): tr for tr in browser.find_elements(By.CSS_SELECTOR, "#fields tbody tr")}
+    assert "differs" in rows["sex"].get_attribute("class")
+    assert rows["sex"].find_element(By.CSS_SELECTOR, "td.record").text == "M"
+    assert "differs" not in rows["surname"].get_attribute("class")
+    assert rows["surname"].find_element(By.CSS_SELECTOR, "td.record").text == ASTRONAUT_PERSON["surname"]
+
+    # the enrolled photo beside the document's portrait, and the distance
+    wait.until(lambda d: d.execute_script("return document.getElementById('enrolled-photo').naturalWidth") > 0)
+    assert browser.find_element(By.ID, "portrait").get_attribute("data-drawn") == "true"
+    assert "Face distance" in browser.find_element(By.ID, "face-distance").text
+    reasons = {li.get_attribute("data-code"): li.text for li in browser.find_elements(By.CSS_SELECTOR, "#reasons li")}
+    assert "sex_mismatch" in reasons and "sex differs" in reasons["sex_mismatch"]
+    browser.save_screenshot(str(tmp_path / "desk.png"))
+
+    # ask for a new photo: stored with who and when, and the document image goes with the decision
+    browser.find_element(By.ID, "decide-retake").click()
+    wait.until(lambda d: d.find_element(By.ID, "desk-status").get_attribute("data-decided") == "retake")
+    [decision] = requests.get(url + f"/v1/checks/{check_id}", headers=auth, timeout=30).json()["reviews"]
+    assert (decision["decision"], decision["reviewer"]) == ("retake", "clerk-desk")
+    gone = requests.get(url + f"/v1/checks/{check_id}/document.jpg", headers=auth, timeout=30)
+    assert (gone.status_code, gone.json()["error"]["code"]) == (404, "check_image_gone")
+
+    # images are behind the key, and erased with the person
+    photo = f"/v1/persons/{person_id}/photo.jpg"
+    assert requests.get(url + photo, timeout=30).status_code == 401
+    got = requests.get(url + photo, headers=auth, timeout=30)
+    assert got.status_code == 200 and got.headers["Content-Type"] == "image/jpeg" and got.content[:2] == b"\xff\xd8"
+    assert requests.delete(url + f"/v1/persons/{person_id}", headers=auth, timeout=30).status_code == 204
+    assert requests.get(url + photo, headers=auth, timeout=30).status_code == 404

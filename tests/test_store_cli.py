@@ -41,7 +41,7 @@ def run(tmp_path):
 
     result = invoke("db", "upgrade")
     assert result.exit_code == 0, result.output
-    assert "at revision 0003" in result.output
+    assert "at revision 0004" in result.output
     return invoke
 
 

@@ -51,8 +51,8 @@ def _all_text(store: Store) -> str:
 
 
 def test_upgrade_is_idempotent_and_reaches_head(store):
-    assert store.current_revision() == Store.head_revision() == "0003"
-    assert store.upgrade() == "0003"  # second run: nothing to do
+    assert store.current_revision() == Store.head_revision() == "0004"
+    assert store.upgrade() == "0004"  # second run: nothing to do
 
 
 def test_models_match_the_migrations_and_downgrade_works(store):
@@ -71,7 +71,7 @@ def test_models_match_the_migrations_and_downgrade_works(store):
         cfg.attributes["connection"] = conn
         command.downgrade(cfg, "base")
     assert set(inspect(store.engine).get_table_names()) <= {"alembic_version"}
-    assert store.upgrade() == "0003"
+    assert store.upgrade() == "0004"
     assert {"persons", "face_templates", "checks", "api_keys"} <= set(inspect(store.engine).get_table_names())
 
 
@@ -290,7 +290,7 @@ def test_concurrent_upgrades_at_start_up_are_safe(backend, tmp_path, request):
         t.start()
     for t in threads:
         t.join()
-    assert errors == [] and results == ["0003"] * 3
+    assert errors == [] and results == ["0004"] * 3
     for s in stores:
         s.close()
 

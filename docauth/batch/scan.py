@@ -25,6 +25,7 @@ from docauth.batch.journal import ResultJournal
 from docauth.config import Settings
 from docauth.errors import DocauthError, InvalidImage, UnsupportedMediaType
 from docauth.imageio import decode_image, read_bytes, sniff_media_type
+from docauth.pipeline.result import DECISIONS
 
 PDF_DPI = 150
 MAX_PDF_PAGES = 20
@@ -98,7 +99,7 @@ def scan_chunk(pipeline, paths: list[str], settings: Settings) -> list[dict]:
                                  "result": exported})
     for path, rec in records.items():
         if "pages" in rec:  # a PDF: its decision is the worst page's
-            order = {"reject": 2, "review": 1, "accept": 0}
+            order = {decision: rank for rank, decision in enumerate(DECISIONS)}  # retake overrides all
             decisions = [p.get("decision") for p in rec["pages"] if p.get("decision")]
             rec["decision"] = max(decisions, key=order.get) if decisions else None
             rec["reasons"] = sorted({c for p in rec["pages"] for c in p.get("reasons", [])})

@@ -22,8 +22,8 @@ from docauth.errors import DocauthError
 def check(image, person_id, claimed, backend, as_json):
     """Check one document image: is it a document, which side, what does it say, whose is it.
 
-    Exits 0 on accept, 1 on review, 3 on reject; 2 when the image or an option is unusable, 4 when a
-    model or the database is unavailable. The person database under DOCAUTH_DATA_DIR is created on
+    Exits 0 on accept, 1 on review, 3 on reject, 5 on retake (ask for a new photo); 2 when the image or
+    an option is unusable, 4 when a model or the database is unavailable. The person database under DOCAUTH_DATA_DIR is created on
     first use.
     """
     from docauth.config import Settings

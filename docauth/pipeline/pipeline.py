@@ -26,6 +26,8 @@ from docauth.dates import parse_date
 from docauth.errors import DocauthError, InputError, InvalidImage, NotFound
 from docauth.pipeline import stages as S
 from docauth.pipeline.claims import claimed_person_id
+from docauth.pipeline import quality
+from docauth.pipeline.geometry import document_geometry
 from docauth.pipeline.policy import REASONS, DecisionPolicy
 from docauth.pipeline.result import CheckResult, StageRecord, jsonable
 from docauth.pipeline.side import SideEvidence, decide_side, sided
@@ -33,6 +35,10 @@ from docauth.pipeline.side import SideEvidence, decide_side, sided
 # Sides that carry a machine-readable zone (TD1 cards print it on the back; passports on the data page).
 MRZ_SIDES = {"back", "open"}
 FACE_SIDES = {"front", "open"}
+# What a photo the classifier takes for no document is still measured for: a blurred, glared, dark or tiny
+# photo of a document looks like none to it, and the customer should be asked again rather than told it is
+# no document. Cut-off corners need the located document.
+NOT_A_DOCUMENT_RETAKE = (quality.BLURRED, quality.GLARE, quality.TOO_DARK, quality.TOO_SMALL)
 
 
 @dataclass
@@ -65,8 +71,11 @@ class Pipeline:
         thresholds: Thresholds | None = None,
         today: Callable[[], dt.date] = dt.date.today,
         settings: Any = None,
+        capture_quality: Callable[..., Any] | None = None,
     ):
         self.classifier = classifier
+        # Capture quality (docauth.pipeline.quality.measure, or the same call): None measures nothing.
+        self.capture_quality = capture_quality
         self.reader = reader
         self.faces = faces
         self.text_matcher = text_matcher
@@ -113,7 +122,7 @@ class Pipeline:
         return cls(
             classifier=classifier, reader=reader, faces=faces, text_matcher=text_matcher, store=store,
             policy=DecisionPolicy.from_settings(settings), thresholds=Thresholds.from_settings(settings),
-            settings=settings,
+            settings=settings, capture_quality=quality.measure,
         )
 
     def warmup(self) -> dict[str, float]:
@@ -201,7 +210,9 @@ class Pipeline:
     def _run(self, result: CheckResult, image, cls_out, person_id, person) -> None:
         side = self._classified(result, cls_out)
         if side is False:
-            return  # not a document: nothing else runs
+            # Not a document: nothing else runs. A photo too blurred, dark or small to tell is asked for again.
+            self._judge_capture(result, image, None, only=NOT_A_DOCUMENT_RETAKE)
+            return
         wants_face = self.faces is not None and (side is None or side in FACE_SIDES)
         search = None
         if wants_face and self.parallel_face:
@@ -212,8 +223,13 @@ class Pipeline:
             search = _PortraitSearch(self._face_pool(), self._encode_timed, image,
                                      tail_pool=self._face_tail_pool() if concurrent_tail else None)
         ocr, read = self._read_document(result, image, side, search.rectified_ready if search else None)
+        self._judge_capture(result, image, ocr)
         side = self._side_from_mrz(result, side, read)
         self._match_face(result, image, ocr, side, person_id, search)
+        if ocr is not None:
+            face = result.stages.get("face")
+            result.geometry = document_geometry(ocr, face.output if face is not None else None)
+            result.rectified = S.rectified(ocr)
         self._match_text(result, read.get("fields", {}), person, person_id, read.get("verified", set()),
                          read.get("unsure", set()))
 
@@ -278,6 +294,24 @@ class Pipeline:
         if expiry is not None and expiry < self.today():
             result.add_reason("expired", "ocr", REASONS["expired"])
         return ocr, read
+
+    # 3b. is the capture good enough to judge (else: ask for a new photo)
+    def _judge_capture(self, result: CheckResult, image, ocr, only=quality.QUALITY_REASONS) -> None:
+        """Capture quality on the located, rectified document (the whole photo when OCR did not run);
+        ``only`` these reasons are given."""
+        if self.capture_quality is None:
+            return
+        view = getattr(ocr, "document", None)
+        with result.timed("quality"):
+            if view is not None:
+                judged = self.capture_quality(image, corners=view.corners, found=bool(view.found),
+                                              rectified=S.rectified(ocr))
+            else:
+                judged = self.capture_quality(image)
+        result.stages["quality"] = StageRecord(output=judged.export())
+        for code in judged.reasons:
+            if code in only:
+                result.add_reason(code, "quality", REASONS[code])
 
     # 4. face 1:1 with the person, 1:N against everyone enrolled
     def _match_face(self, result: CheckResult, image, ocr, side, person_id, search) -> None:

@@ -1,21 +1,26 @@
-"""Decision policy: which reasons reject, which send a check to a human.
+"""Decision policy: which reasons reject, which send a check to a human, which ask for a new photo.
 
 Configuration, not code: ``Settings.reject_reasons`` lists the codes that
-reject (comma-separated, ``DOCAUTH_REJECT_REASONS``); every other reason asks
-for review; no reason at all accepts.
+reject (comma-separated, ``DOCAUTH_REJECT_REASONS``); the capture-quality
+reasons (:mod:`docauth.pipeline.quality`) ask the customer to take the photo
+again (``retake``, over any other answer); every other reason asks for review;
+no reason at all accepts.
 
 >>> p = DecisionPolicy(reject={"face_mismatch"})
 >>> p.decide(["face_mismatch", "mrz_not_found"])
 'reject'
 >>> p.decide(["mrz_not_found"]), p.decide([])
 ('review', 'accept')
+>>> p.decide(["face_mismatch", "capture_blurred"])
+'retake'
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from docauth.pipeline.result import ACCEPT, REJECT, REVIEW, CheckResult, Reason
+from docauth.pipeline.quality import QUALITY_REASONS
+from docauth.pipeline.result import ACCEPT, REJECT, RETAKE, REVIEW, CheckResult, Reason
 
 # Every reason the pipeline can give, with what it means (also served in the OpenAPI document).
 REASONS: dict[str, str] = {
@@ -43,6 +48,11 @@ REASONS: dict[str, str] = {
     "duplicate_identity": "the document's face matches another enrolled person",
     "no_person": "no person was given, so ownership was not verified",
     "stage_failed": "a stage failed; see stages for the error",
+    "capture_blurred": "the photo is out of focus or shaken: ask the customer for a sharp photo",
+    "capture_glare": "a reflection hides part of the document: ask for a photo without glare",
+    "capture_cut_off": "part of the document is outside the photo: ask for a photo showing all four corners",
+    "capture_too_small": "the document is too small in the photo to read: ask for a closer photo",
+    "capture_too_dark": "the photo is too dark to read: ask for a photo in better light",
 }
 
 DEFAULT_REJECT = (
@@ -64,17 +74,21 @@ class DecisionPolicy:
         return cls({code.strip() for code in raw.split(",") if code.strip()})
 
     def severity(self, code: str) -> str:
+        if code in QUALITY_REASONS:
+            return RETAKE
         return REJECT if code in self.reject else REVIEW
 
     def decide(self, codes) -> str:
         codes = list(codes)
+        if any(c in QUALITY_REASONS for c in codes):
+            return RETAKE  # nothing read from a poor capture is trusted, a rejecting reason included
         if any(c in self.reject for c in codes):
             return REJECT
         return REVIEW if codes else ACCEPT
 
     def apply(self, result: CheckResult) -> CheckResult:
         result.reasons = [Reason(r.code, r.stage, r.message, self.severity(r.code)) for r in result.reasons]
-        # Rejecting reasons first: they are the answer; review reasons are context.
-        result.reasons.sort(key=lambda r: r.severity != REJECT)
+        # The reasons behind the answer first (retake, then reject); review reasons are context.
+        result.reasons.sort(key=lambda r: (r.severity != RETAKE, r.severity != REJECT))
         result.decision = self.decide(result.reason_codes)
         return result

@@ -21,7 +21,11 @@ import numpy as np
 
 from docauth.pipeline.scores import normalise
 
-ACCEPT, REVIEW, REJECT = "accept", "review", "reject"
+ACCEPT, REVIEW, REJECT, RETAKE = "accept", "review", "reject", "retake"
+#: Every decision, from the best answer to the one that overrides all others: ``retake`` (ask the customer
+#: for a new photo) comes last because a verdict drawn from a capture that could not be seen well is not
+#: trusted, a rejection included.
+DECISIONS = (ACCEPT, REVIEW, REJECT, RETAKE)
 
 
 def jsonable(value: Any) -> Any:
@@ -60,7 +64,7 @@ class Reason:
     code: str  # stable, machine-readable (not_a_document, face_mismatch, ...)
     stage: str
     message: str
-    severity: str = REVIEW  # set by the policy: review | reject
+    severity: str = REVIEW  # set by the policy: review | reject | retake
 
     def export(self) -> dict:
         return {"code": self.code, "stage": self.stage, "message": self.message, "severity": self.severity}
@@ -96,6 +100,11 @@ class CheckResult:
     claimed: bool = False  # claimed fields given instead of an enrolled person
     claimed_person_id: int | None = None  # the enrolled person the claimed fields name (external_ref/person_id)
     models: dict[str, Any] = field(default_factory=dict)
+    # Boxes on the rectified document (docauth.pipeline.geometry), for the review desk; numbers only.
+    geometry: dict[str, Any] | None = None
+    # The upright rectified document the boxes are on: never exported (the service keeps it, as an image,
+    # only for a check waiting for a clerk).
+    rectified: np.ndarray | None = field(default=None, repr=False)
 
     def add_reason(self, code: str, stage: str, message: str) -> None:
         if not any(r.code == code for r in self.reasons):
@@ -137,4 +146,5 @@ class CheckResult:
             "stages": {name: rec.export() for name, rec in self.stages.items()},
             "timings_ms": jsonable(self.timings_ms),
             "models": jsonable(self.models),
+            "geometry": jsonable(self.geometry),
         }

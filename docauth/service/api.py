@@ -18,6 +18,7 @@ from docauth.service.app import state
 from docauth.service.routes import RouteRegistry
 from docauth.store.checks import CheckResults
 from docauth.store.db import person_values
+from docauth.store.images import Images
 from docauth.store.reviews import Reviews
 
 registry = RouteRegistry()
@@ -125,6 +126,10 @@ def create_check():
                                             subject_id=subject, channel="api",
                                             keep_days=svc.settings.check_retention_days)
     body["check_id"] = record.id
+    if result.decision == "review" and result.rectified is not None and svc.settings.check_retention_days > 0:
+        # What the review desk shows the clerk (never in a result): kept until the clerk decides.
+        Images(svc.store).keep_check_document(record.id, result.rectified, person_id=subject,
+                                              keep_days=svc.settings.check_retention_days)
     return body
 
 
@@ -198,13 +203,18 @@ def create_person():
     svc = state()
     fields = _person_fields()
     photos = request.files.getlist("photo") if request.mimetype == "multipart/form-data" else []
-    person, _templates = svc.store.enrol(fields, faces=_encode_photos(svc, photos))
+    faces, first_photo = _encode_photos(svc, photos)
+    person, _templates = svc.store.enrol(fields, faces=faces)
+    if first_photo is not None:
+        Images(svc.store).keep_enrolment_photo(person.id, first_photo)  # the desk shows it beside the portrait
     return person.export(), 201
 
 
-def _encode_photos(svc, photos) -> list[tuple]:
-    """(encoding, sha256) of each enrolment photo; any photo without exactly one face refuses them all."""
+def _encode_photos(svc, photos) -> tuple[list[tuple], object]:
+    """((encoding, sha256) of each enrolment photo, the first photo's pixels or None); any photo without exactly
+    one face refuses them all."""
     faces = []
+    first = None
     if photos:
         blobs = [f.read() for f in photos]
         pipeline = svc.pipeline  # the face encoder
@@ -218,7 +228,8 @@ def _encode_photos(svc, photos) -> list[tuple]:
                     exc.message = f"photo {i + 1}: {exc.message}"
                     raise
                 faces.append((encoding, hashlib.sha256(data).hexdigest()))
-    return faces
+                first = pixels if first is None else first
+    return faces, first
 
 
 @registry.route("/v1/persons/<int:person_id>/photos", "POST", summary="Add enrolment photos to a person",
@@ -233,9 +244,10 @@ def add_person_photos(person_id: int):
     if not photos:
         raise InputError("the multipart field 'photo' (one or more images) is missing", code="missing_photo")
     svc.store.get_person(person_id)  # 404 before any face is encoded
-    faces = _encode_photos(svc, photos)
+    faces, first_photo = _encode_photos(svc, photos)
     # The workers' 1:N indexes see the new templates by the store's (count, max id) on their next search.
     templates = [svc.store.add_face_template(person_id, encoding, sha) for encoding, sha in faces]
+    Images(svc.store).keep_enrolment_photo(person_id, first_photo)  # the latest photo is the one shown
     return {"person": svc.store.get_person(person_id).export(),
             "templates": [t.export() for t in templates]}, 201
 

@@ -3,12 +3,13 @@ who (the API key's name) and when. Routes join :data:`docauth.service.api.regist
 
 from __future__ import annotations
 
-from flask import g, request
+from flask import Response, g, request
 
 from docauth.errors import InputError
 from docauth.service import schemas
 from docauth.service.api import _parse_json, _row_id, registry
 from docauth.service.app import state
+from docauth.store.images import JPEG, Images
 from docauth.store.reviews import DECISIONS, Reviews
 
 
@@ -41,3 +42,24 @@ def review_check(check_id: int):
     if not isinstance(decision, str):
         raise InputError(f"decision must be one of {', '.join(DECISIONS)}", code="invalid_decision")
     return Reviews(state().store).decide(check_id, decision, reviewer=g.api_key_name, api_key_id=g.api_key_id), 201
+
+
+def _image(data: bytes) -> Response:
+    response = Response(data, mimetype=JPEG)
+    response.headers["Cache-Control"] = "no-store"  # personal data: never kept by a browser or a proxy
+    return response
+
+
+@registry.route("/v1/checks/<int:check_id>/document.jpg", "GET",
+                summary="The upright, rectified document of a check waiting for a clerk (the geometry's boxes "
+                        "are on it)", tags=["review"], responses={200: schemas.JPEG_IMAGE}, errors=(404, 503),
+                operation_id="getCheckDocumentImage")
+def check_document_image(check_id: int):
+    return _image(Images(state().store).check_document(_row_id(check_id, "check with id")))
+
+
+@registry.route("/v1/persons/<int:person_id>/photo.jpg", "GET", summary="A person's latest enrolment photo",
+                tags=["persons"], responses={200: schemas.JPEG_IMAGE}, errors=(404, 503),
+                operation_id="getPersonPhoto")
+def person_photo(person_id: int):
+    return _image(Images(state().store).enrolment_photo(_row_id(person_id, "person with id")))

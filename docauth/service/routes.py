@@ -106,7 +106,9 @@ class RouteRegistry:
             for status, schema in r.responses.items():
                 desc = "No content" if status == 204 else "OK"
                 op["responses"][str(status)] = {"description": desc}
-                if schema is not None:
+                if isinstance(schema, dict) and set(schema) == {"content"}:
+                    op["responses"][str(status)]["content"] = schema["content"]  # not JSON (an image)
+                elif schema is not None:
                     op["responses"][str(status)]["content"] = {"application/json": {"schema": schema}}
             statuses = set(r.errors) | ({401, 429} if r.auth else set())
             for status in sorted(statuses):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from docauth.pipeline.policy import REASONS
+from docauth.pipeline.result import DECISIONS
+from docauth.store.reviews import ALIASES, DECISIONS as CLERK_DECISIONS
 
 REASON = {
     "type": "object",
@@ -10,7 +12,8 @@ REASON = {
         "code": {"type": "string", "enum": sorted(REASONS)},
         "stage": {"type": "string"},
         "message": {"type": "string"},
-        "severity": {"type": "string", "enum": ["review", "reject"]},
+        "severity": {"type": "string", "enum": ["review", "reject", "retake"],
+                     "description": "retake: a capture-quality reason (ask the customer for a new photo)"},
     },
 }
 
@@ -81,13 +84,28 @@ SCORES_NORMALISED = {
     "additionalProperties": NORMALISED_SCORE,
 }
 
+BOX = {"type": "array", "items": {"type": "integer"}, "minItems": 4, "maxItems": 4, "nullable": True,
+       "description": "[x0, y0, x1, y1] in pixels of the rectified document"}
+
+GEOMETRY = {
+    "type": "object",
+    "nullable": True,
+    "description": "where the MRZ, the portrait and each printed field are on the upright, rectified document "
+                   "(width x height pixels); null when OCR made none. Numbers only: the image is never in a result",
+    "properties": {"width": {"type": "integer"}, "height": {"type": "integer"}, "mrz": BOX, "face": BOX,
+                   "fields": {"type": "object", "additionalProperties": BOX}},
+}
+
 CHECK_RESULT = {
     "type": "object",
     "required": ["decision", "reasons", "stages", "timings_ms"],
     "properties": {
         "check_id": {"type": "integer", "nullable": True},
         "request_id": {"type": "string"},
-        "decision": {"type": "string", "enum": ["accept", "review", "reject"]},
+        "decision": {"type": "string", "enum": list(DECISIONS),
+                     "description": "accept; review (a clerk should look); reject; retake (ask the customer for a "
+                                    "new photo: blurred, glare, cut off, too small or too dark; overrides the "
+                                    "others)"},
         "reasons": {"type": "array", "items": REASON},
         "document": DOCUMENT,
         "fields": FIELDS,
@@ -101,6 +119,7 @@ CHECK_RESULT = {
         "stages": {"type": "object", "additionalProperties": STAGE},
         "timings_ms": {"type": "object", "additionalProperties": {"type": "number", "nullable": True}},
         "models": {"type": "object", "additionalProperties": {"type": "object"}},
+        "geometry": GEOMETRY,
     },
 }
 
@@ -241,7 +260,7 @@ REVIEW = {
     "type": "object",
     "required": ["check_id", "decision", "reviewer", "decided_at"],
     "properties": {"id": {"type": "integer"}, "check_id": {"type": "integer"},
-                   "decision": {"type": "string", "enum": ["accept", "reject", "resubmit"]},
+                   "decision": {"type": "string", "enum": list(CLERK_DECISIONS)},
                    "reviewer": {"type": "string", "description": "the API key's name"},
                    "api_key_id": {"type": "integer", "nullable": True},
                    "decided_at": {"type": "string", "format": "date-time"}},
@@ -265,9 +284,12 @@ REVIEW_QUEUE = {
 REVIEW_DECISION = {
     "application/json": {"schema": {"type": "object", "required": ["decision"], "additionalProperties": False,
                                     "properties": {"decision": {"type": "string",
-                                                                "enum": ["accept", "reject", "resubmit"],
-                                                                "description": "resubmit: ask for a new photo"}}}},
+                                                                "enum": [*CLERK_DECISIONS, *ALIASES],
+                                                                "description": "retake: ask for a new photo "
+                                                                               "(resubmit: its former name)"}}}},
 }
+
+JPEG_IMAGE = {"content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}}}
 
 RUNTIME = {"type": "object", "properties": {"mode": {"type": "string"}, "ready": {"type": "boolean"},
                                             "stages": {"type": "object"}, "why": {"type": "string"}}}

@@ -36,7 +36,8 @@ from sqlalchemy.orm import Session
 
 from docauth.dates import parse_date
 from docauth.errors import ConfigError, Conflict, InputError, NotFound, Unavailable
-from docauth.store.models import ApiKeyRow, CheckResultRow, CheckRow, FaceTemplateRow, PersonRow, utcnow
+from docauth.store.models import (ApiKeyRow, CheckResultRow, CheckRow, FaceTemplateRow, PersonRow, StoredImageRow,
+                                   utcnow)
 from docauth.store.newfile import build_whole, folder_lock, pending_file
 from docauth.store.records import (
     PERSON_FIELDS,
@@ -461,6 +462,7 @@ class Store:
             # explicit, not only ON DELETE: the erasure must not depend on FK enforcement
             templates = session.execute(delete(FaceTemplateRow).where(FaceTemplateRow.person_id == row.id))
             results = session.execute(delete(CheckResultRow).where(CheckResultRow.person_id == row.id))
+            session.execute(delete(StoredImageRow).where(StoredImageRow.person_id == row.id))  # desk images
             checks = session.execute(
                 update(CheckRow)
                 .where(CheckRow.person_id == row.id)

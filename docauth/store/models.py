@@ -83,7 +83,7 @@ class CheckResultRow(Base):
 
 
 class CheckReviewRow(Base):
-    """A clerk's decision on a check (accept, reject, resubmit): who (API key) and when; never edited."""
+    """A clerk's decision on a check (accept, reject, retake): who (API key) and when; never edited."""
 
     __tablename__ = "check_reviews"
     __table_args__ = {"sqlite_autoincrement": True}  # audit ids are never reused
@@ -106,3 +106,20 @@ class ApiKeyRow(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
     note: Mapped[str | None] = mapped_column(Text)
+
+
+class StoredImageRow(Base):
+    """An image the review desk shows: a check's rectified document while it waits for a clerk, or a person's
+    enrolment photo. Deleted with the person (and the check), at ``expires_at``, or by the clerk's decision."""
+
+    __tablename__ = "stored_images"
+    __table_args__ = {"sqlite_autoincrement": True}
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))  # check_document | enrolment_photo
+    check_id: Mapped[int | None] = mapped_column(ForeignKey("checks.id", ondelete="CASCADE"), index=True)
+    person_id: Mapped[int | None] = mapped_column(ForeignKey("persons.id", ondelete="CASCADE"), index=True)
+    media_type: Mapped[str] = mapped_column(String(32))
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), index=True)

@@ -6,19 +6,22 @@
     reviews.history(12)              # every decision on check 12, oldest first
 
 A decision is appended, never edited: a second decision on the same check is a new audit row, and the
-latest one stands. Rows carry no personal data (the check id, the decision, the key's name and id).
+latest one stands. The first decision deletes the check's kept document image (docauth.store.images). Rows carry no personal data (the check id, the decision, the key's name and id).
 """
 
 from __future__ import annotations
 
-from sqlalchemy import exists, select
+from sqlalchemy import delete, exists, select
 
 from docauth.errors import InputError, NotFound
 from docauth.store.db import _aware
-from docauth.store.models import CheckResultRow, CheckReviewRow, CheckRow, utcnow
+from docauth.store.models import CheckResultRow, CheckReviewRow, CheckRow, StoredImageRow, utcnow
 
-#: accept / reject the check, or ask the customer for a new photo of the document.
-DECISIONS = ("accept", "reject", "resubmit")
+#: accept / reject the check, or ask the customer for a new photo of the document (``retake``, the same word
+#: as the check's own decision).
+DECISIONS = ("accept", "reject", "retake")
+#: Spellings accepted on input and stored as the decision they name (``resubmit`` was the first name of retake).
+ALIASES = {"resubmit": "retake"}
 
 
 class Reviews:
@@ -43,6 +46,7 @@ class Reviews:
                      "reasons": list((row.reasons or {}).get("codes", []))} for row, expires in rows]
 
     def decide(self, check_id: int, decision: str, *, reviewer: str, api_key_id: int | None) -> dict:
+        decision = ALIASES.get(decision, decision)
         if decision not in DECISIONS:
             raise InputError(f"decision must be one of {', '.join(DECISIONS)}", code="invalid_decision")
         with self.store._transaction() as session:
@@ -51,6 +55,9 @@ class Reviews:
             row = CheckReviewRow(check_id=int(check_id), decision=decision, reviewer=str(reviewer)[:100],
                                  api_key_id=api_key_id, created_at=utcnow())
             session.add(row)
+            # The document image was kept for the clerk to decide by; decided, it goes.
+            session.execute(delete(StoredImageRow).where(StoredImageRow.check_id == int(check_id),
+                                                         StoredImageRow.kind == "check_document"))
             session.flush()
             return _export(row)
 
@@ -62,5 +69,6 @@ class Reviews:
 
 
 def _export(row: CheckReviewRow) -> dict:
-    return {"id": row.id, "check_id": row.check_id, "decision": row.decision, "reviewer": row.reviewer,
+    return {"id": row.id, "check_id": row.check_id, "decision": ALIASES.get(row.decision, row.decision),
+            "reviewer": row.reviewer,
             "api_key_id": row.api_key_id, "decided_at": _aware(row.created_at).isoformat()}

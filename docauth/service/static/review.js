@@ -1,5 +1,7 @@
 // The review page: keeps the API key in this tab only (sessionStorage), lists persons,
-// sends the document to /v1/checks and shows the decision, reasons, fields and stages.
+// sends the document to /v1/checks and shows the decision, reasons, fields and stages; for a check waiting
+// for a clerk, the upright rectified document with its MRZ, face and field boxes, the fields beside the
+// person's record (differences marked) and the enrolled photo beside the document's portrait.
 "use strict";
 
 (function () {
@@ -80,19 +82,8 @@
       reasons.appendChild(li);
     }
 
-    const fields = $("fields").tBodies[0];
-    fields.replaceChildren();
-    for (const [name, value] of Object.entries(result.fields || {})) {
-      const tr = document.createElement("tr");
-      tr.appendChild(text("th", name));
-      tr.appendChild(text("td", value));
-      fields.appendChild(tr);
-    }
-    if (!fields.rows.length) {
-      const tr = document.createElement("tr");
-      tr.appendChild(text("td", "no fields read"));
-      fields.appendChild(tr);
-    }
+    showFields(result.fields || {}, null);
+    showFaceDistance(result);
 
     const stages = $("stages").tBodies[0];
     stages.replaceChildren();
@@ -107,6 +98,124 @@
       stages.appendChild(tr);
     }
     $("raw").textContent = JSON.stringify(result, null, 2);
+  }
+
+  // The fields read beside the person's record; a row whose values differ is marked.
+  const RECORD_OF = { surname: "surname", given_names: "given_names", date_of_birth: "date_of_birth",
+    document_number: "document_number", nationality: "nationality", sex: "sex", expiry_date: "document_expiry" };
+
+  function same(a, b) {
+    const norm = (v) => String(v).toUpperCase().replace(/[^A-Z0-9]/g, "");
+    return norm(a) === norm(b);
+  }
+
+  function showFields(fields, record) {
+    const body = $("fields").tBodies[0];
+    body.replaceChildren();
+    const names = Object.keys(fields).filter((n) => fields[n] !== null && fields[n] !== "" && !n.endsWith("_raw"));
+    if (record) for (const n of Object.keys(RECORD_OF)) if (record[RECORD_OF[n]] && !names.includes(n)) names.push(n);
+    for (const name of names) {
+      const tr = document.createElement("tr");
+      tr.dataset.field = name;
+      const mine = fields[name];
+      const theirs = record ? record[RECORD_OF[name]] : undefined;
+      tr.appendChild(text("th", name));
+      tr.appendChild(text("td", mine, "document"));
+      tr.appendChild(text("td", record ? theirs : "", "record"));
+      if (record && mine && theirs && !same(mine, theirs)) tr.classList.add("differs");
+      body.appendChild(tr);
+    }
+    if (!body.rows.length) {
+      const tr = document.createElement("tr");
+      tr.appendChild(text("td", "no fields read"));
+      body.appendChild(tr);
+    }
+  }
+
+  function showFaceDistance(result) {
+    const face = (result.stages.face || {}).output || {};
+    const out = $("face-distance");
+    if (typeof face.distance === "number") {
+      const sameFace = face.distance <= face.threshold;
+      out.textContent = "Face distance " + face.distance.toFixed(3) + " (threshold " + face.threshold + "): " +
+        (sameFace ? "the same person" : "a different person");
+      out.className = "hint " + (sameFace ? "ok" : "error");
+    } else {
+      out.textContent = face.face_found === false ? "No face was found on the document." :
+        (result.stages.face && result.stages.face.note) || "";
+      out.className = "hint";
+    }
+  }
+
+  async function authorisedBlob(url) {
+    const response = await fetch(url, { headers: headers() });
+    return response.ok ? URL.createObjectURL(await response.blob()) : null;
+  }
+
+  function drawBox(view, geometry, box, kind, label) {
+    if (!box) return;
+    const el = document.createElement("div");
+    el.className = "box " + kind;
+    el.dataset.kind = kind;
+    if (label) el.dataset.label = label;
+    el.style.left = (100 * box[0] / geometry.width) + "%";
+    el.style.top = (100 * box[1] / geometry.height) + "%";
+    el.style.width = (100 * (box[2] - box[0]) / geometry.width) + "%";
+    el.style.height = (100 * (box[3] - box[1]) / geometry.height) + "%";
+    el.appendChild(text("span", label || kind));
+    view.appendChild(el);
+  }
+
+  function drawPortrait(img, geometry) {
+    const canvas = $("portrait");
+    const ctx = canvas.getContext("2d");
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    const box = geometry && geometry.face;
+    if (!box) return false;
+    const sx = img.naturalWidth / geometry.width, sy = img.naturalHeight / geometry.height;
+    ctx.drawImage(img, box[0] * sx, box[1] * sy, (box[2] - box[0]) * sx, (box[3] - box[1]) * sy,
+      0, 0, canvas.width, canvas.height);
+    canvas.dataset.drawn = "true";
+    return true;
+  }
+
+  // The document as the pipeline saw it (kept only while the check waits for a clerk), with its boxes.
+  async function showDocument(result) {
+    const view = $("document-view");
+    for (const old of view.querySelectorAll(".box")) old.remove();
+    view.classList.add("hidden");
+    delete $("portrait").dataset.drawn;
+    const geometry = result.geometry;
+    if (!result.check_id || !geometry) return;
+    const url = await authorisedBlob("/v1/checks/" + result.check_id + "/document.jpg");
+    if (!url) return;
+    const img = $("document-image");
+    await new Promise((resolve) => { img.onload = resolve; img.onerror = resolve; img.src = url; });
+    drawBox(view, geometry, geometry.mrz, "mrz", "MRZ");
+    drawBox(view, geometry, geometry.face, "face", "face");
+    for (const [name, box] of Object.entries(geometry.fields || {})) drawBox(view, geometry, box, "field", name);
+    drawPortrait(img, geometry);
+    view.classList.remove("hidden");
+    $("preview").classList.add("hidden");
+    $("document-caption").textContent = "The document, upright and rectified, as it was read";
+  }
+
+  // The person the check is about: their record beside the fields, their enrolled photo beside the portrait.
+  async function showPerson(result) {
+    const photo = $("enrolled-photo");
+    photo.removeAttribute("src");
+    const id = result.person_id || result.claimed_person_id;
+    if (!id) return;
+    const response = await fetch("/v1/persons/" + id, { headers: headers() });
+    if (response.ok) showFields(result.fields || {}, await response.json());
+    const url = await authorisedBlob("/v1/persons/" + id + "/photo.jpg");
+    if (url) photo.src = url;
+  }
+
+  async function openResult(result) {
+    show(result);
+    showDesk(result);
+    await Promise.all([showDocument(result), showPerson(result)]);
   }
 
   // The review desk: the queue of checks decided "review", and the clerk's decision on the one shown.
@@ -157,8 +266,7 @@
     }
     const result = await response.json();
     $("preview").removeAttribute("src");
-    show(result);
-    showDesk(result);
+    await openResult(result);
   }
 
   for (const button of document.querySelectorAll("#desk button")) {
@@ -215,8 +323,9 @@
       const result = await response.json();
       status.textContent = "Done in " + result.timings_ms.total.toFixed(0) + " ms (request " + result.request_id + ").";
       status.className = "hint ok";
-      show(result);
-      showDesk(result);
+      $("preview").classList.remove("hidden");
+      $("document-caption").textContent = "Submitted image";
+      await openResult(result);
       await loadQueue();
     } catch (e) {
       status.textContent = "Network error: " + e;
