@@ -174,3 +174,25 @@ def test_real_card_fronts_without_an_mrz_are_read_by_their_captions(printed_read
                 total += 1
                 right += name in read.fields and field_equal(name, read.fields[name].value, row[name])
     assert total >= 30 and right / total >= 0.6, (right, total)
+
+
+def test_one_caption_for_surname_and_given_names_takes_the_two_lines_under_it_in_order():
+    lines = with_labels([_line("Name, Vorname / Surname, Given names", 100, 100, 320, 114),
+                         _line("MUSTERFRAU", 100, 118, 260, 140), _line("MARIA", 100, 144, 180, 166),
+                         _line("Geburtsdatum / Date of birth", 100, 200, 300, 214), _line("12.08.1983", 100, 218, 220, 240)])
+    fields = assign_by_captions(lines, TODAY)
+    assert {name: f.value for name, f in fields.items()} == {
+        "surname": "MUSTERFRAU", "given_names": "MARIA", "date_of_birth": "1983-08-12"}
+
+
+def test_a_value_right_aligned_under_its_caption_is_its_value():
+    lines = with_labels([_line("DATE OF BIRTH", 853, 233, 988, 257), _line("03 03 1963", 781, 258, 988, 290)])
+    assert assign_by_captions(lines, TODAY)["date_of_birth"].value == "1963-03-03"
+
+
+def test_a_field_marker_before_a_name_is_no_part_of_it():
+    from docauth.ocr.printed.assign import clean_name
+
+    assert [clean_name(t) for t in ("[a MUSTERMANN", "(a) MUSTERMANN", "1) SMITH", "O'NEIL", "A MUSTERMANN")] == [
+        "MUSTERMANN", "MUSTERMANN", "SMITH", "O'NEIL", "A MUSTERMANN"]
+

@@ -84,6 +84,8 @@ def with_labels(lines: list[PrintedLine]) -> list[PrintedLine]:
 def clean_name(text: str) -> str | None:
     """Upper-case letters (diacritics kept), single spaces, hyphens and apostrophes; None when fewer than two
     letters or when digits make up a third of it (a number, not a name)."""
+    # A field marker before the value ("(a) MUSTERMANN", "[a MUSTERMANN" with its bracket half read).
+    text = re.sub(r"^\s*[\[(]?\s*\w{1,2}\s*[\])]\s*|^\s*[\[(]\s*\w{1,2}\s+", "", text)
     digits = sum(c.isdigit() for c in text)
     letters = [c for c in text if c.isalpha()]
     if len(letters) < 2 or digits * 3 > len(letters):
@@ -116,9 +118,12 @@ def _below(caption: PrintedLine, line: PrintedLine) -> float | None:
     gap = (line.y0 - caption.y1) / h
     if line.cy <= caption.cy + 0.4 * h or gap > BELOW_GAP:
         return None
-    if line.x0 < caption.x0 - LEFT_SLACK * h or line.x0 > caption.x0 + max(0.6 * (caption.x1 - caption.x0), 3 * h):
-        return None
-    return max(gap, 0.0) + abs(line.x0 - caption.x0) / (8 * h)
+    if caption.x0 - LEFT_SLACK * h <= line.x0 <= caption.x0 + max(0.6 * (caption.x1 - caption.x0), 3 * h):
+        return max(gap, 0.0) + abs(line.x0 - caption.x0) / (8 * h)
+    # Right-aligned columns (dates and numbers at a card's right edge) end where their caption ends.
+    if abs(line.x1 - caption.x1) <= LEFT_SLACK * h:
+        return max(gap, 0.0) + abs(line.x1 - caption.x1) / (8 * h)
+    return None
 
 
 def _right_of(caption: PrintedLine, line: PrintedLine) -> float | None:
@@ -148,7 +153,24 @@ def assign_by_captions(lines: list[PrintedLine], today: date | None = None) -> d
             out[name] = read
             if index is not None:
                 used.add(index)
+                if caption.label.given_names_next and "given_names" not in out:
+                    _given_names_under(lines[index], read.sure, lines, used, out)
     return out
+
+
+def _given_names_under(surname: PrintedLine, sure: bool, lines: list[PrintedLine], used: set[int],
+                       out: dict[str, FieldRead]) -> None:
+    """Under one "Surname / Given names" caption, the given names are the value line under the surname's."""
+    options = [(distance, i) for i, line in enumerate(lines)
+               if i not in used and line.label is None and (distance := _below(surname, line)) is not None]
+    for _, i in sorted(options):
+        line = lines[i]
+        value = clean_name(line.text)
+        if value is not None:
+            out["given_names"] = FieldRead(value, line.text, line.confidence, "label",
+                                           sure and line.confidence >= SURE_VALUE, line.box, _glyphs(line))
+            used.add(i)
+            return
 
 
 # Keywords that name the surname on some documents and the given names on others ("Name" under "Surname").

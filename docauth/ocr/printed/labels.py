@@ -18,6 +18,9 @@ whole word, since they are also parts of names and of other captions. The longes
 True
 >>> label_field("Vorname(n) Prenom(s) Nome(i) Prenum(s) Given name(s)").field
 'given_names'
+>>> both = label_field("Name, Vorname / Surname, Given names")
+>>> both.field, both.given_names_next, label_field("Surname / Nom").given_names_next
+('surname', True, False)
 """
 
 from __future__ import annotations
@@ -88,6 +91,8 @@ class LabelMatch:
     keyword: str
     score: float
     value_text: str  # what follows the caption on the same line (a value printed beside it), "" if none
+    # "Surname / Given names" as one caption, their values on the lines under it in that order.
+    given_names_next: bool = False
 
 
 def fold(text: str) -> str:
@@ -132,7 +137,23 @@ def label_field(text: str) -> LabelMatch | None:
     field, keyword, glued, score = best
     if covered < len(letters) / 3 and not _caption_punctuation(text):
         return None
+    if _names_both(found, letters):
+        return LabelMatch("surname", keyword, score, "", given_names_next=True)
     return LabelMatch(field, keyword, score, _value_after(text, field))
+
+
+def _names_both(found: list[tuple], letters: str) -> bool:
+    """Does the caption name the surname first, then the given names ("Name, Vorname / Surname, Given names")?
+    A surname keyword inside a given-names one ("name" in "given name", "nom" in "prenom") does not count."""
+    def start(glued: str) -> int:
+        from rapidfuzz import fuzz
+
+        at = letters.find(glued)
+        return at if at >= 0 else fuzz.partial_ratio_alignment(glued, letters).dest_start
+
+    given = [(start(g), start(g) + len(g)) for f, _, g, _ in found if f == "given_names"]
+    surname = [start(g) for f, _, g, _ in found if f == "surname" and not any(a <= start(g) < b for a, b in given)]
+    return bool(given and surname) and min(surname) < min(a for a, _ in given)
 
 
 def _caption_punctuation(text: str) -> bool:
