@@ -55,12 +55,14 @@ LINE_MODEL = MODEL_NAME
 POOR_PRINTED_READ = 1
 # The long side the whole photo is read at then: a card in part of the frame keeps legible print at this size.
 WHOLE_FRAME_READ_SIDE = 1400
-# A card's back located on a photo whose rest holds this many lines of text or more, the back covering at most
-# this share of the photo, is a sheet with the front beside it: a card prints about ten lines on its front.
+# A place beside a card's back that holds this many lines of text or more is its front (a card prints about ten
+# lines on its front; a desk or a hand beside a back, few).
 OTHER_SIDE_MIN_LINES = 6
 # What a card prints about its holder on its front only (its back may print the number and expiry too).
 HOLDER_FIELDS = frozenset({"surname", "given_names", "date_of_birth"})
-OTHER_SIDE_MAX_AREA = 0.6
+OTHER_SIDE_INSIDE = 0.8  # of the place beside the back that must lie in the photo to be looked at
+OTHER_SIDE_SLACK = 0.15  # of the back's size, around the place beside it
+OTHER_SIDE_PLACES = 2  # places looked at, those most inside the photo first
 OUTLINE_MODEL = outline.MODEL_NAME
 
 
@@ -267,23 +269,33 @@ class DocumentReader:
         return result
 
     def _read_rest_of_sheet(self, image: np.ndarray, view: DocumentView, mrz: MRZResult) -> PrintedRead | None:
-        """The printed fields of a card whose back was located on a sheet with more text on it: both sides
-        scanned or photographed together, the front beside the back. Read on the whole sheet, turned as the
-        back is, looking for the zone's values; None when the sheet holds no other text (a back alone)."""
-        rgb = _as_rgb(image)
+        """The printed fields of a card whose back was located on a sheet that shows its front too (both
+        sides scanned or photographed together): the front lies beside the back, a card's size away above,
+        below, left or right. Each such place inside the photo that holds a card's lines of text is read,
+        turned as the back is, for the zone's values; None when there is none (a back alone)."""
+        rgb = _as_rgb(image).copy()
         height, width = rgb.shape[:2]
         corners = np.asarray(view.corners, dtype=np.float32)
-        if cv2.contourArea(corners) > OTHER_SIDE_MAX_AREA * height * width:
-            return None
-        scale = min(1.0, WHOLE_FRAME_READ_SIDE / max(height, width))
-        small = cv2.resize(rgb, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA) \
-            if scale < 1.0 else rgb
         # The back itself is blanked out: its zone prints the very values looked for, and is no print.
-        small = small.copy()
-        cv2.fillConvexPoly(small, np.round(corners * scale).astype(np.int32), (255, 255, 255))
-        if len(self.printed.detector(small)) < OTHER_SIDE_MIN_LINES:
-            return None
-        return self.printed(locate.rotate_quarter(small, view.rotation), mrz_fields=_zone_fields(mrz))
+        cv2.fillConvexPoly(rgb, np.round(corners).astype(np.int32), (255, 255, 255))
+        (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
+        w, h = x1 - x0, y1 - y0
+        places = []
+        for dx, dy in ((0, -1), (0, 1), (-1, 0), (1, 0)):
+            px0, py0 = x0 + dx * w, y0 + dy * h
+            inside = (max(0.0, min(px0 + w, width) - max(px0, 0)) * max(0.0, min(py0 + h, height) - max(py0, 0))
+                      / (w * h))
+            if inside >= OTHER_SIDE_INSIDE:
+                # read a little larger than the back: the two sides lie apart by a gap, and not quite in line
+                sx, sy = OTHER_SIDE_SLACK * w, OTHER_SIDE_SLACK * h
+                places.append((inside, (int(max(px0 - sx, 0)), int(max(py0 - sy, 0)), int(min(px0 + w + sx, width)),
+                                        int(min(py0 + h + sy, height)))))
+        for _, (cx0, cy0, cx1, cy1) in sorted(places, reverse=True)[:OTHER_SIDE_PLACES]:
+            place = rgb[cy0:cy1, cx0:cx1]
+            if len(self.printed.detector(place)) >= OTHER_SIDE_MIN_LINES:
+                return self.printed(locate.rotate_quarter(place, view.rotation), mrz_fields=_zone_fields(mrz),
+                                    zone_values_only=True)
+        return None
 
     def _read_again(self, image: np.ndarray, view: DocumentView, printed: PrintedRead
                     ) -> Iterator[tuple[DocumentView, PrintedRead]]:

@@ -32,6 +32,8 @@ READ_CHUNK = 4  # lines recognised at a time while looking for the MRZ's values
 VALUE_HEIGHT = 0.8  # of the taller lines' height (75th percentile): a line this tall may hold a value
 # Which way up a page is: its longest lines read again turned half round, and the turn taken when their mean
 # glyph confidence rises by more than a misread's scatter.
+# Lines read at most when only the MRZ's values are looked for: the best-fitting few of a card's dozen.
+ZONE_VALUES_ONLY_LINES = 12
 TURN_PROBE_LINES = 4
 TURN_MARGIN = 0.1
 
@@ -67,11 +69,14 @@ class PrintedReader:
         return cls(TextDetector(detector), TextRecognizer(recognizer))
 
     def __call__(self, upright_rgb: np.ndarray, *, mrz_top: float | None = None, mrz_fields: dict | None = None,
-                 today: date | None = None) -> PrintedRead:
-        return self.forward(upright_rgb, mrz_top=mrz_top, mrz_fields=mrz_fields or {}, today=today)
+                 today: date | None = None, zone_values_only: bool = False) -> PrintedRead:
+        """``zone_values_only``: look only for the MRZ's values, in the few lines whose size fits them (a page
+        that may not be the document's at all is not read whole)."""
+        return self.forward(upright_rgb, mrz_top=mrz_top, mrz_fields=mrz_fields or {}, today=today,
+                            zone_values_only=zone_values_only)
 
-    def forward(self, page: np.ndarray, *, mrz_top: float | None, mrz_fields: dict, today: date | None
-                ) -> PrintedRead:
+    def forward(self, page: np.ndarray, *, mrz_top: float | None, mrz_fields: dict, today: date | None,
+                zone_values_only: bool = False) -> PrintedRead:
         timings: dict = {}
         t = time.perf_counter()
         boxes = self.preprocess(self.detector(page), page.shape, mrz_top)
@@ -86,12 +91,18 @@ class PrintedReader:
             first = sorted((b for b in values if fit(b, wanted) is not None), key=lambda b: fit(b, wanted))
             lines: list[PrintedLine] = []
             fields: dict = {}
+            if zone_values_only:
+                first = first[:ZONE_VALUES_ONLY_LINES]
             for start in range(0, len(first), READ_CHUNK):
                 lines += self._read(page, first[start:start + READ_CHUNK])
                 fields = self.postprocess(lines, mrz_fields, today)
                 if all(name in fields and fields[name].how == "mrz" for name in wanted):
                     break
             else:
+                if zone_values_only:
+                    fields = {name: read for name, read in fields.items() if read.how == "mrz"}
+                    timings["recognise_ms"] = (time.perf_counter() - t) * 1000
+                    return PrintedRead(fields, lines, timings)
                 rest = [b for b in boxes if b not in first]
                 lines = sorted(lines + self._read(page, rest, captions), key=lambda line: (line.y0, line.x0))
                 fields = self.postprocess(lines, mrz_fields, today)
