@@ -12,9 +12,13 @@ zone value among all the lines, so a field whose caption was misread is still fo
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field, replace
 from datetime import date
 
+from rapidfuzz.distance import Levenshtein
+
+from docauth.ocr.mrz import transliterate
 from docauth.ocr.printed.dates import all_dates, find_date, same_day
 from docauth.ocr.printed.labels import LabelMatch, label_field
 
@@ -239,8 +243,6 @@ def surely_differs(name: str, read: FieldRead, mrz_value: str) -> bool:
     """Does the printed read differ from the MRZ's value in glyphs the recogniser read surely? Names and
     numbers are aligned glyph by glyph (letters and digits only, accents dropped); dates need every digit of
     the printed line read surely."""
-    from rapidfuzz.distance import Levenshtein
-
     if not read.sure:
         return False
     glyphs = [(c, p) for c, p in read.glyphs if c.isalnum()]
@@ -263,8 +265,6 @@ def _plain_text(text: str) -> str:
 
 
 def _plain_letter(c: str) -> str:
-    import unicodedata
-
     base = unicodedata.normalize("NFKD", c.upper())[:1]
     return base if base.isascii() else "?"
 
@@ -274,8 +274,6 @@ _NUMBER_FOLD = str.maketrans("OQDILZSB", "00011258")
 
 
 def _name_letters(text: str) -> str:
-    from docauth.ocr.mrz import transliterate
-
     return " ".join(re.findall(r"[A-Z]+", transliterate(text.upper().replace("0", "O"))))
 
 
@@ -335,8 +333,6 @@ def _spaced_like(printed: str, wanted: str) -> str:
 
 
 def _within_one(a: str, b: str) -> bool:
-    from rapidfuzz.distance import Levenshtein
-
     return Levenshtein.distance(a, b, score_cutoff=1) <= 1
 
 

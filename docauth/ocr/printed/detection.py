@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from docauth.imageio import bounded_resize
@@ -114,8 +115,6 @@ def _split(probability: np.ndarray, region: tuple, line_height: float, level: in
 def _regions(probability: np.ndarray, threshold: float) -> list[tuple]:
     """(x, y, width, height, area, mean probability, own pixels in the box) of each connected region above
     ``threshold``."""
-    import cv2
-
     mask = (probability > threshold).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
     out = []

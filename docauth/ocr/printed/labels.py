@@ -29,6 +29,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from rapidfuzz import fuzz
+
 # (field, keywords). ``None`` marks captions of fields this reader does not report: they are labels all the
 # same (their values must not be taken for anything else). Keywords are lower case, without accents.
 KEYWORDS: tuple[tuple[str | None, tuple[str, ...]], ...] = (
@@ -111,8 +113,6 @@ def label_field(text: str) -> LabelMatch | None:
     A caption's text is mostly keyword: a line whose letters the best keyword covers less than a third of
     is a value that happens to contain a keyword-like word (a name, a town).
     """
-    from rapidfuzz import fuzz
-
     folded = fold(text)
     if not folded:
         return None
@@ -146,8 +146,6 @@ def _names_both(found: list[tuple], letters: str) -> bool:
     """Does the caption name the surname first, then the given names ("Name, Vorname / Surname, Given names")?
     A surname keyword inside a given-names one ("name" in "given name", "nom" in "prenom") does not count."""
     def start(glued: str) -> int:
-        from rapidfuzz import fuzz
-
         at = letters.find(glued)
         return at if at >= 0 else fuzz.partial_ratio_alignment(glued, letters).dest_start
 
@@ -176,8 +174,6 @@ def _value_after(text: str, field: str | None) -> str:
 
 
 def _is_caption_alone(text: str) -> bool:
-    from rapidfuzz import fuzz
-
     letters = fold(text).replace(" ", "")
     if len(letters) < 3:
         return False

@@ -23,6 +23,7 @@ from docauth.ocr.printed.assign import (FIELDS, FieldRead, PrintedLine, assign_b
                                         find_in_print, with_labels)
 from docauth.ocr.printed.detection import DETECTOR_MODEL, TextBox, TextDetector
 from docauth.ocr.printed.recognition import RECOGNIZER_MODEL, TextRecognizer
+from docauth.runtime import load_model
 
 CROP_MARGIN = 0.12  # of the line's height, around each cut: the detector's box hugs the glyphs
 MIN_LINE_ASPECT = 1.2  # width over height (margins included) of the narrowest line read: three glyphs
@@ -60,8 +61,6 @@ class PrintedReader:
     @classmethod
     def load(cls, models_dir: str | Path | None = None, backend: str = "auto", mode: str = "realtime"
              ) -> "PrintedReader":
-        from docauth.runtime import load_model
-
         detector = load_model(DETECTOR_MODEL, models_dir=models_dir, backend=backend, mode=mode)
         recognizer = load_model(RECOGNIZER_MODEL, models_dir=models_dir, backend=backend, mode=mode)
         if recognizer.input_shape[0] != 48 or len(recognizer.labels) < 40:
