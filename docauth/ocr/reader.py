@@ -48,6 +48,9 @@ NAME_FIELDS = ("surname", "given_names")
 TD1_ASPECT = 85.6 / 54.0  # ICAO 9303 part 5
 # A rectified page within this of one TD1 card's proportions is that card alone (not both sides on one sheet).
 ONE_CARD_ASPECT_SLACK = 0.2
+# How far from a card's proportions a located "front" may be and still be taken for one without a zone search:
+# half the way to a passport page's (1.42:1), so that perspective does not send card fronts to the search.
+CARD_FRONT_ASPECT_SLACK = 0.09
 FIELD_NAMES = ("surname", "given_names", "nationality", "sex", "date_of_birth", "document_number", "expiry_date")
 LINE_MODEL = MODEL_NAME
 # A page without an MRZ whose printed read gave this many of its five fields or fewer is read again (on the whole
@@ -175,10 +178,13 @@ class DocumentReader:
         # No MRZ read: not an open booklet (its spread shows the data page's zone), so prefer one document's shape.
         located = locate.locate_document(image, self.outline_model, accept=expected,
                                   shapes=locate.ONE_DOCUMENT_ASPECTS if mrz is None else None)
-        if (mrz is None or not mrz.result.valid) and located.found and side not in SIDES_WITHOUT_MRZ:
+        zone_expected = located.found and side not in SIDES_WITHOUT_MRZ
+        # A "front" is searched again when what was located, or the photo a scan fills, is no card.
+        doubtful_front = side in SIDES_WITHOUT_MRZ and not _card_proportions(located.corners)
+        if (mrz is None or not mrz.result.valid) and (zone_expected or doubtful_front):
             t_second = time.perf_counter()
             second = credible(self._read_mrz_on_document(image, located.corners))
-            if mrz is None and second is None:
+            if mrz is None and second is None and zone_expected:
                 # The zone too small in the photo to be found (a booklet on a flatbed page): the shape search
                 # took one page of the spread, most likely the blank one. The spread holds the data page.
                 spread = locate.locate_any_shape(image, located, self.outline_model)
@@ -423,6 +429,19 @@ def _prints_nothing_more(mrz: MRZResult | None, side: str | None, page_shape) ->
         return False
     height, width = page_shape[:2]
     return abs(max(height, width) / max(1, min(height, width)) - TD1_ASPECT) < ONE_CARD_ASPECT_SLACK
+
+
+def _card_proportions(corners) -> bool:
+    """Is a located outline in an ID-1 card's proportions (1.59:1)? A "front" that is not (a passport's data
+    page is 1.42:1, both sides of a card on one sheet nearly square) may well carry an MRZ after all.
+
+    >>> _card_proportions([[0, 0], [856, 0], [856, 540], [0, 540]]), _card_proportions([[0, 0], [600, 0], [600, 420], [0, 420]])
+    (True, False)
+    """
+    c = np.asarray(corners, dtype=np.float64)
+    width = (np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3])) / 2
+    height = (np.linalg.norm(c[3] - c[0]) + np.linalg.norm(c[2] - c[1])) / 2
+    return bool(abs(max(width, height) / max(1.0, min(width, height)) - TD1_ASPECT) < CARD_FRONT_ASPECT_SLACK)
 
 
 def _zone_fields(mrz: MRZResult | None) -> dict:
