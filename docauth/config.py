@@ -39,11 +39,13 @@ def shared_data_dir() -> Path | None:
     return None
 
 
-def _default_face_threshold() -> float:
-    # One source of truth: the constant calibrated by `docauth eval faces`.
-    from docauth.matching.face import DEFAULT_FACE_THRESHOLD
-
-    return DEFAULT_FACE_THRESHOLD
+# The decision thresholds' defaults, stated once: the stages that take a threshold default to these, and
+# so does Settings. The face threshold was calibrated on the Euclidean distance between dlib encodings
+# (`docauth eval faces`, docs/matching.md), not the library's 0.6.
+DEFAULT_DOCUMENT_THRESHOLD = 0.5
+DEFAULT_FACE_THRESHOLD = 0.54
+DEFAULT_DUPLICATE_FACE_THRESHOLD = 0.45
+DEFAULT_NAME_THRESHOLD = 0.85
 
 
 # auto: libtesseract in process when it loads, else the command; see docauth.ocr.tesseract.
@@ -115,16 +117,16 @@ class Settings:
     # /readyz and API-key lookups wait at most this long for the database, then answer 503.
     database_probe_timeout_s: float = 1.0
     # decision thresholds
-    document_threshold: float = 0.5
+    document_threshold: float = DEFAULT_DOCUMENT_THRESHOLD
     # The classifiers answer for the image averaged over this many quarter turns (1, 2 or 4): trained on every
     # orientation, their errors differ by turn and the average is right more often (docs/training.md)
     classifier_rotations: int = 4
     # The side model also answers for the document cropped from a plain surface around it (a card on a
     # scanner page), averaged with the whole image (docauth.classifiers.views; docs/training.md)
     classifier_content_view: bool = True
-    face_threshold: float = field(default_factory=lambda: _default_face_threshold())  # calibrated, docs/matching.md
-    duplicate_face_threshold: float = 0.45
-    name_similarity_threshold: float = 0.85
+    face_threshold: float = DEFAULT_FACE_THRESHOLD
+    duplicate_face_threshold: float = DEFAULT_DUPLICATE_FACE_THRESHOLD
+    name_similarity_threshold: float = DEFAULT_NAME_THRESHOLD
     reject_reasons: str = ""  # comma-separated reason codes that reject; "" = docauth.pipeline.policy default
     # service
     rate_limit_per_minute: int = 600

@@ -32,7 +32,7 @@ import pytest
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DOCAUTH_CMD = [sys.executable, "-m", "docauth"]
-STANDIN_CACHE = Path(tempfile.gettempdir()) / "docauth-test-standin-models-v4"
+STANDIN_CACHE = Path(tempfile.gettempdir()) / "docauth-test-untrained-models-v5"
 REQUIRED_MODELS = ("document", "side", "mrz_lines")
 
 
@@ -56,7 +56,7 @@ def test_models_dir() -> Path:
     building = Path(tempfile.mkdtemp(prefix="docauth-standin-"))
     code = (
         "import sys\n"
-        "from docauth.runtime.standin import build_standin_model as b\n"
+        "from docauth.runtime.untrained import build_untrained_model as b\n"
         "from docauth.ocr.mrz.line_model import build_model\n"
         "from docauth.training.line_model import write_model\n"
         "d = sys.argv[1]\n"

@@ -329,15 +329,15 @@ def test_model_file_not_matching_its_checksum_stops_serve_naming_it(tmp_path, fa
 def test_a_corrupt_onnx_is_never_run_the_auto_backend_falls_back_and_says_so(tmp_path):
     """In process (the path a replaced file takes after start-up): the ONNX engines refuse it by its hash."""
     from docauth.errors import ModelError
-    from docauth.runtime import backends
+    from docauth.runtime import loading
 
     models = _models_copy(tmp_path)
     if not (models / "document.onnx").is_file():
         pytest.skip("no shipped document.onnx")
     _random_block(models / "document.onnx")
     with pytest.raises(ModelError, match="document.onnx"):
-        backends.load("document", models_dir=models, backend="onnxruntime", mode="realtime")
-    model = backends.load("document", models_dir=models, backend="auto", mode="realtime")
+        loading.load("document", models_dir=models, backend="onnxruntime", mode="realtime")
+    model = loading.load("document", models_dir=models, backend="auto", mode="realtime")
     try:
         assert model.backend_name == "keras_tf", model.describe()
         assert "document.onnx" in model.reason and "SHA-256" in model.reason, model.reason

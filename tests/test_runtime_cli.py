@@ -8,13 +8,13 @@ import pytest
 from click.testing import CliRunner
 
 from docauth.runtime.cli import doctor, export, tune
-from docauth.runtime.standin import build_standin_model
+from docauth.runtime.untrained import build_untrained_model
 
 
 @pytest.fixture(scope="module")
 def models_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("models")
-    build_standin_model(d, "standin", height=32, width=32)
+    build_untrained_model(d, "standin", height=32, width=32)
     return d
 
 

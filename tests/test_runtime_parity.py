@@ -21,7 +21,8 @@ from docauth.runtime import load_model, model_paths
 from docauth.runtime.engines.base import BackendSpec
 from docauth.runtime.export import export_onnx
 from docauth.runtime.probe import cached_probe
-from docauth.runtime.standin import build_standin_model, sample_inputs, scaled_for
+from docauth.runtime.inputs import sample_inputs, scaled_for
+from docauth.runtime.untrained import build_untrained_model
 
 FP32_ATOL = 1e-4
 BF16_ATOL = 5e-2  # = docauth.runtime.tuning.ACCURACY_ATOL
@@ -32,7 +33,7 @@ SHAPE = (48, 48, 3)
 @pytest.fixture(scope="module")
 def standin(tmp_path_factory):
     models_dir = tmp_path_factory.mktemp("models")
-    build_standin_model(models_dir, "standin", height=SHAPE[0], width=SHAPE[1], labels=("a", "b", "c", "d"))
+    build_untrained_model(models_dir, "standin", height=SHAPE[0], width=SHAPE[1], labels=("a", "b", "c", "d"))
     result = export_onnx("standin", models_dir)
     inputs = sample_inputs(SHAPE, 24, seed=3)
     import keras
@@ -52,8 +53,8 @@ def test_export_refuses_an_onnx_graph_that_answers_differently(tmp_path, monkeyp
     """Fault injected: the converter hands back another model's graph (same shapes, other weights)."""
     import docauth.runtime.export as export
 
-    build_standin_model(tmp_path, "standin", height=SHAPE[0], width=SHAPE[1], labels=("a", "b", "c", "d"))
-    build_standin_model(tmp_path / "other", "standin", height=SHAPE[0], width=SHAPE[1], labels=("a", "b", "c", "d"),
+    build_untrained_model(tmp_path, "standin", height=SHAPE[0], width=SHAPE[1], labels=("a", "b", "c", "d"))
+    build_untrained_model(tmp_path / "other", "standin", height=SHAPE[0], width=SHAPE[1], labels=("a", "b", "c", "d"),
                         seed=11)
     import keras
 
@@ -152,7 +153,7 @@ def test_stale_onnx_is_refused(standin, tmp_path):
 
     for suffix in (".keras", ".json", ".onnx"):
         shutil.copy(models_dir / f"standin{suffix}", tmp_path / f"standin{suffix}")
-    build_standin_model(tmp_path, "standin", height=SHAPE[0], width=SHAPE[1], labels=("a", "b", "c", "d"), seed=9)
+    build_untrained_model(tmp_path, "standin", height=SHAPE[0], width=SHAPE[1], labels=("a", "b", "c", "d"), seed=9)
     for backend in ("onnxruntime", "openvino"):
         with pytest.raises(ModelError, match="stale"):
             load_model("standin", models_dir=tmp_path, backend=backend)

@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 from docauth.config import Settings
-from docauth.runtime import backends, tuning
+from docauth.runtime import backends, loading, tuning
 from docauth.runtime.engines.base import BackendSpec
 from docauth.runtime.export import export_onnx
 from docauth.runtime.probe import DeviceDiscovery, probe
-from docauth.runtime.standin import build_standin_model, sample_inputs
+from docauth.runtime.inputs import sample_inputs
+from docauth.runtime.untrained import build_untrained_model
 
 
 def simulated_gpu() -> DeviceDiscovery:
@@ -66,7 +67,7 @@ def test_gpu_backends_become_candidates_only_with_a_gpu(mode):
 @pytest.fixture(scope="module")
 def standin(tmp_path_factory):
     models_dir = tmp_path_factory.mktemp("models")
-    build_standin_model(models_dir, "standin", height=32, width=32)
+    build_untrained_model(models_dir, "standin", height=32, width=32)
     export_onnx("standin", models_dir)
     return models_dir
 
@@ -78,7 +79,7 @@ def test_selection_picks_gpu_and_falls_back_safely_without_one(standin, tmp_path
     choice = tuning.auto_choice("standin", models_dir=standin, mode="realtime", settings=settings, probe=gpu)
     assert choice.source == "heuristic" and choice.specs[0].name == "tf_gpu"
     monkeypatch.setattr(tuning, "cached_probe", lambda: gpu)
-    model = backends.load("standin", models_dir=standin, backend="auto", mode="realtime", settings=settings)
+    model = loading.load("standin", models_dir=standin, backend="auto", mode="realtime", settings=settings)
     try:
         assert model.backend_name not in ("tf_gpu", "onnxruntime_cuda")
         assert "fell back" in model.reason and "tf_gpu" in model.reason
@@ -99,7 +100,7 @@ def test_profile_choosing_gpu_on_gpu_machine_is_used(standin, tmp_path, monkeypa
     choice = tuning.auto_choice("standin", models_dir=standin, mode="realtime", settings=settings, probe=gpu)
     assert choice.source == "profile" and choice.specs[0].name == "onnxruntime_cuda"
     monkeypatch.setattr(tuning, "cached_probe", lambda: gpu)
-    model = backends.load("standin", models_dir=standin, backend="auto", mode="realtime", settings=settings)
+    model = loading.load("standin", models_dir=standin, backend="auto", mode="realtime", settings=settings)
     try:
         assert model.backend_name != "onnxruntime_cuda"
         assert "CUDAExecutionProvider" in model.reason  # why the profile's choice was not used

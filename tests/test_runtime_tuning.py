@@ -7,11 +7,11 @@ import json
 import pytest
 
 from docauth.config import Settings
-from docauth.runtime import backends, load_model, tuning
+from docauth.runtime import backends, load_model, loading, tuning
 from docauth.runtime.engines.base import BackendSpec
 from docauth.runtime.export import export_onnx
 from docauth.runtime.probe import cached_probe
-from docauth.runtime.standin import build_standin_model
+from docauth.runtime.untrained import build_untrained_model
 
 SPECS = {"realtime": [BackendSpec("onnxruntime", threads=1), BackendSpec("openvino")],
          "throughput": [BackendSpec("onnxruntime"), BackendSpec("openvino")]}
@@ -21,7 +21,7 @@ SPECS = {"realtime": [BackendSpec("onnxruntime", threads=1), BackendSpec("openvi
 def standin(tmp_path_factory):
     models_dir = tmp_path_factory.mktemp("models")
     for name, labels in (("first", ("a", "b")), ("second", ("x", "y", "z"))):
-        build_standin_model(models_dir, name, height=32, width=32, labels=labels)
+        build_untrained_model(models_dir, name, height=32, width=32, labels=labels)
         export_onnx(name, models_dir)
     return models_dir
 
@@ -64,7 +64,7 @@ def test_profile_round_trip_and_use(profile, standin, tmp_path):
     choice = tuning.auto_choice("first", models_dir=standin, mode="realtime", settings=settings)
     assert choice.source == "profile"
     assert choice.specs[0].key == profile["per_model"]["first"]["realtime"]["spec"]["key"]
-    model = backends.load("first", models_dir=standin, backend="auto", mode="throughput", settings=settings)
+    model = loading.load("first", models_dir=standin, backend="auto", mode="throughput", settings=settings)
     try:
         assert model.spec == profile["per_model"]["first"]["throughput"]["spec"]["key"]
         assert model.batcher.config.max_batch_size == profile["per_model"]["first"]["throughput"]["batch"]

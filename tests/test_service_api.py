@@ -233,7 +233,7 @@ def test_metrics_have_requests_latency_and_stages(server, key):
 
 
 def test_openapi_is_generated_from_the_routes(server):
-    from docauth.service.api import registry
+    from docauth.service.registry import registry
 
     spec = requests.get(server + "/openapi.json").json()
     assert spec["openapi"].startswith("3.")
@@ -311,11 +311,11 @@ def test_throughput_mode_batches_concurrent_requests(settings, store, tmp_path_f
 
     from docauth.classifiers import DocumentClassifier
     from docauth.runtime import load_model
-    from docauth.runtime.standin import build_standin_model
+    from docauth.runtime.untrained import build_untrained_model
 
     models = tmp_path_factory.mktemp("models")
-    build_standin_model(models, "document", height=128, width=128, labels=("not_document", "document"))
-    build_standin_model(models, "side", height=128, width=128, labels=("front", "back", "open"))
+    build_untrained_model(models, "document", height=128, width=128, labels=("not_document", "document"))
+    build_untrained_model(models, "side", height=128, width=128, labels=("front", "back", "open"))
     tp = Settings.load(environ={}, data_dir=settings.data_dir, mode="throughput", max_batch_size=8,
                        max_queue_delay_ms=100.0)
     # the runtime's throughput mode: each model gets a micro-batcher

@@ -1,4 +1,4 @@
-"""The Ray engine: the same :func:`~docauth.batch.scan.scan_chunk` in Ray Data actors.
+"""The Ray engine: the same :func:`~docauth.batch.chunk.scan_chunk` in Ray Data actors.
 
 ``map_batches`` runs a pool of actors, each holding one loaded pipeline (models
 load once per actor, not per batch); the driver receives finished records and
@@ -13,6 +13,7 @@ import json
 import os
 from typing import Iterator
 
+from docauth.batch.chunk import load_pipeline, scan_chunk
 from docauth.config import Settings
 from docauth.errors import ConfigError
 
@@ -21,15 +22,11 @@ class PipelineActor:
     """Ray Data callable class: loads the pipeline once, then scans batches of paths."""
 
     def __init__(self, settings: Settings, factory: str | None = None):
-        from docauth.batch.scan import _pipeline_for_scan
-
         os.environ.setdefault("OMP_THREAD_LIMIT", "1")
         self.settings = settings
-        self.pipeline = _pipeline_for_scan(settings, factory)
+        self.pipeline = load_pipeline(settings, factory)
 
     def __call__(self, batch: dict) -> dict:
-        from docauth.batch.scan import scan_chunk
-
         paths = [str(p) for p in batch["path"]]
         records = scan_chunk(self.pipeline, paths, self.settings)
         # Records travel as JSON text: their nested, ragged shape is not a table.
@@ -41,7 +38,7 @@ def run_ray(todo: list[str], settings: Settings, *, workers: int, chunk: int,
     if not todo:
         return
     try:
-        import ray
+        import ray  # deferred on purpose: Ray is an optional extra and takes seconds to import
     except ImportError as exc:
         raise ConfigError("the Ray engine needs `ray[data]` (see requirements/extra.txt)") from exc
 

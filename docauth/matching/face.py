@@ -25,18 +25,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from docauth.config import DEFAULT_FACE_THRESHOLD
 from docauth.errors import InputError, InvalidImage
+from docauth.face_encoding import ENCODING_SIZE
 
-#: Calibrated 1:1 threshold on the Euclidean distance between encodings
-#: (``docauth eval faces``, docs/matching.md). The single source of truth;
-#: ``Settings.face_threshold`` defaults to it.
-DEFAULT_FACE_THRESHOLD = 0.54
-
-#: Name and version recorded with every stored template, so templates from a
-#: different encoder are never compared with these.
-FACE_MODEL_NAME = "dlib_face_recognition_resnet_model_v1"
-FACE_MODEL_VERSION = "face_recognition_models-0.3.0"
-ENCODING_SIZE = 128
 
 #: Long side (px) of the copy the HOG detector runs on.
 DETECTION_LONG_SIDE = 512

@@ -33,9 +33,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from docauth.config import DEFAULT_NAME_THRESHOLD
 from docauth.dates import parse_date
-
-DEFAULT_NAME_THRESHOLD = 0.85
 
 # ICAO 9303 Part 3, section 6 (transliteration of Latin multi-letter and
 # Cyrillic characters). Letters with two recommended forms list both.

@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from docauth.config import DEFAULT_DOCUMENT_THRESHOLD, DEFAULT_DUPLICATE_FACE_THRESHOLD, DEFAULT_FACE_THRESHOLD
 from docauth.dates import parse_date
 from docauth.errors import DocauthError, InputError, InvalidImage, NotFound
 from docauth.pipeline import stages as S
@@ -43,9 +44,9 @@ NOT_A_DOCUMENT_RETAKE = (quality.BLURRED, quality.GLARE, quality.TOO_DARK, quali
 
 @dataclass
 class Thresholds:
-    document: float = 0.5
-    face: float = 0.5
-    duplicate_face: float = 0.45
+    document: float = DEFAULT_DOCUMENT_THRESHOLD
+    face: float = DEFAULT_FACE_THRESHOLD
+    duplicate_face: float = DEFAULT_DUPLICATE_FACE_THRESHOLD
 
     @classmethod
     def from_settings(cls, settings) -> "Thresholds":

@@ -1,26 +1,20 @@
-"""Backend registry: which engines exist, which are usable here, and loading one.
+"""Backend registry: which engines exist, which are usable here, and loading one model on one engine.
 
 Each engine lives in ``docauth/runtime/engines/<module>.py`` and imports its
-framework only when loaded. ``load(name, models_dir, backend, mode)`` returns an
-:class:`InferenceModel`; ``backend="auto"`` asks :mod:`docauth.runtime.tuning`
-for the measured choice and falls back down a safe ranking if it cannot load.
+framework only when loaded (``load_spec`` imports the engine module by name).
+Choosing an engine and falling back is :mod:`docauth.runtime.loading`'s work.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
-import logging
 from dataclasses import dataclass
-from pathlib import Path
 
-from docauth.config import Settings
-from docauth.errors import ConfigError, DocauthError, ModelError, Unavailable
+from docauth.errors import ConfigError, Unavailable
 from docauth.runtime.engines.base import BackendSpec, Runner
-from docauth.runtime.model import InferenceModel, load_metadata, model_paths, onnx_only
+from docauth.runtime.model import model_paths
 from docauth.runtime.probe import HardwareProbe
-
-log = logging.getLogger(__name__)
 
 ENGINES = {
     "keras_tf": "docauth.runtime.engines.keras_tf",
@@ -134,67 +128,3 @@ def resolve_spec(backend: str) -> BackendSpec:
     if spec.name not in ENGINES:
         raise ConfigError(f"unknown backend {spec.name!r}; available: {', '.join(BACKENDS)} or auto")
     return spec
-
-
-def load(name: str, *, models_dir: str | Path | None = None, backend: str | None = "auto",
-         mode: str | None = None, settings: Settings | None = None) -> InferenceModel:
-    settings = settings or Settings.load(mode=mode, backend=backend)
-    mode = mode or settings.mode
-    backend = backend or settings.backend
-    if mode not in MODES:
-        raise ConfigError(f"mode must be one of {MODES}, not {mode!r}")
-    models_dir = models_dir or settings.models_dir
-    metadata = load_metadata(name, models_dir)
-    _check_metadata(name, metadata)
-    batch_size = None
-    if backend == "auto":
-        from docauth.runtime import tuning
-
-        choice = tuning.auto_choice(name, models_dir=models_dir, mode=mode, settings=settings)
-        runner, spec, reason = _load_first(choice.specs, name, metadata, models_dir, mode, choice.reason)
-        batch_size = choice.batch_size
-    else:
-        spec = resolve_spec(backend)
-        runner = load_spec(spec, name, metadata, models_dir, mode)
-        reason = f"backend {spec.key} requested explicitly"
-    model = InferenceModel(name=name, metadata=metadata, backend_name=runner.backend, mode=mode, _run=runner.run,
-                           reason=reason, spec=spec.key, details=runner.details, _close=runner.close)
-    if mode == "throughput":
-        from docauth.runtime.batching import BatchingConfig, MicroBatcher
-
-        size = settings.max_batch_size
-        if batch_size and settings.max_batch_size == Settings.max_batch_size:  # the operator did not set one
-            size = batch_size
-        model.batcher = MicroBatcher(runner.run, BatchingConfig(size, settings.max_queue_delay_ms),
-                                     sample_ndim=None, name=f"{name}-batcher")
-    return model
-
-
-def _load_first(specs: list[BackendSpec], name, metadata, models_dir, mode, reason):
-    """Try the choice, then the ranking behind it; the Keras CPU backend is the last resort (for a model that
-    has a Keras source)."""
-    failures = []
-    ordered = list(dict.fromkeys(list(specs) + [FALLBACK]))
-    if onnx_only(metadata):
-        ordered = [s for s in ordered if s.name not in KERAS_ENGINES]
-    for i, spec in enumerate(ordered):
-        try:
-            runner = load_spec(spec, name, metadata, models_dir, mode)
-        except DocauthError as exc:
-            failures.append(f"{spec.key}: {exc.message}")
-            log.warning("runtime: %s could not load %s: %s", spec.key, name, exc.message)
-            continue
-        if i == 0:
-            return runner, spec, reason
-        return runner, spec, f"{reason}; fell back to {spec.key} because " + "; ".join(failures)
-    raise ModelError(f"no backend could load {name}: " + "; ".join(failures))
-
-
-def _check_metadata(name: str, metadata: dict) -> None:
-    try:
-        inp = metadata["input"]
-        int(inp["height"]), int(inp["width"])
-        if not metadata["labels"]:
-            raise ValueError("no labels")
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ModelError(f"{name}: metadata lacks input height/width or labels ({exc})") from exc

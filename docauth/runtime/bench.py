@@ -32,7 +32,7 @@ from docauth.runtime import backends, threading as rt_threading
 from docauth.runtime.engines.base import input_hwc
 from docauth.runtime.model import load_metadata, model_paths
 from docauth.runtime.probe import cached_probe
-from docauth.runtime.standin import sample_inputs, scaled_for
+from docauth.runtime.inputs import sample_inputs, scaled_for
 
 # fp32 FLOP per cycle per core with AVX-512: 2 FMA pipes x 16 fp32 lanes x 2 (multiply + add).
 FLOP_PER_CYCLE_AVX512 = 64

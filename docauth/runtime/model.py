@@ -144,28 +144,6 @@ def version_file(name: str, models_dir: str | Path | None = None) -> Path:
     return paths.onnx if onnx_only(load_metadata(name, models_dir)) else paths.keras
 
 
-def load_model(
-    name: str,
-    *,
-    models_dir: str | Path | None = None,
-    backend: str | None = None,
-    mode: str | None = None,
-) -> InferenceModel:
-    """Load ``models/<name>`` on the requested backend.
-
-    ``backend="auto"`` picks the backend chosen by the deployment profile (see
-    :mod:`docauth.runtime.tuning`) when it matches this machine, else runs a
-    short tune (skipped with ``DOCAUTH_AUTOTUNE=0``), and falls back to the
-    Keras compiled-function backend if the choice cannot load. ``mode=None``
-    (or ``backend=None``) takes the value from settings (``DOCAUTH_MODE``).
-    ``backend=None`` means ``DOCAUTH_BACKEND``, default ``auto``.
-    ``mode="throughput"`` puts a micro-batcher in front of the backend.
-    """
-    from docauth.runtime import backends
-
-    return backends.load(name, models_dir=models_dir, backend=backend, mode=mode)
-
-
 SHA256_KEY = "sha256"  # models/<name>.json: {"sha256": {"<name>.keras": "<hex>", "<name>.onnx": "<hex>"}}
 
 

@@ -32,10 +32,11 @@ import numpy as np
 from docauth.config import Settings
 from docauth.errors import ConfigError, DocauthError
 from docauth.runtime import backends
+from docauth.runtime.batching import BatchingConfig, MicroBatcher
 from docauth.runtime.engines.base import BackendSpec, file_sha256, input_hwc
 from docauth.runtime.model import load_metadata, model_paths, onnx_only, version_file
 from docauth.runtime.probe import HardwareProbe, cached_probe
-from docauth.runtime.standin import sample_inputs, scaled_for
+from docauth.runtime.inputs import sample_inputs, scaled_for
 
 log = logging.getLogger(__name__)
 
@@ -266,8 +267,6 @@ def tune(models: Iterable[str], *, models_dir=None, probe: HardwareProbe | None 
                         measurements.append(m.export())
                         _report(progress, m)
             else:
-                from docauth.runtime.batching import BatchingConfig, MicroBatcher
-
                 cases, latencies, batchers = {}, {}, []
                 burst = 64
                 for key, runners in loaded.items():

@@ -1,5 +1,5 @@
 """The HTTP API. Views parse and validate the request, call the pipeline or the store held by
-the app's :class:`~docauth.service.app.ServiceState`, and serialise ``export()`` results."""
+the app's :class:`~docauth.service.state.ServiceState`, and serialise ``export()`` results."""
 
 from __future__ import annotations
 
@@ -13,15 +13,13 @@ from docauth import __version__
 from docauth.errors import DocauthError, ImageTooLarge, InputError, NotFound, Unavailable
 from docauth.imageio import decode_image, declared_pixels
 from docauth.service import schemas
-from docauth.service.jsonbody import parse_json
-from docauth.service.app import state
-from docauth.service.routes import RouteRegistry
+from docauth.service.params import json_value, row_id
+from docauth.service.registry import registry
+from docauth.service.state import state
 from docauth.store.checks import CheckResults
 from docauth.store.db import person_values
 from docauth.store.images import Images
 from docauth.store.reviews import Reviews
-
-registry = RouteRegistry()
 
 PERSON_FORM_FIELDS = ("external_ref", "surname", "given_names", "date_of_birth", "nationality", "sex",
                       "document_number", "document_expiry")
@@ -64,15 +62,10 @@ def _json_field(name: str) -> dict | None:
     raw = request.form.get(name)
     if raw is None or raw.strip() == "":
         return None
-    value = _parse_json(raw, name)
+    value = json_value(raw, name)
     if not isinstance(value, dict):
         raise InputError(f"{name} must be a JSON object", code="invalid_json")
     return value
-
-
-def _parse_json(raw: str | bytes, name: str):
-    s = state().settings
-    return parse_json(raw, name=name, max_depth=s.max_json_depth, max_bytes=s.max_json_bytes)
 
 
 def _person_id(raw) -> int | None:
@@ -85,13 +78,6 @@ def _person_id(raw) -> int | None:
     if not 0 < value < 2**63:
         raise InputError("person_id must be a positive integer", code="invalid_person_id")
     return value
-
-
-def _row_id(raw: int, name: str) -> int:
-    """A path id within SQL's 64-bit integers (Flask's int converter takes any size)."""
-    if not 0 < raw < 2**63:
-        raise NotFound(f"no {name} {raw}")
-    return raw
 
 
 def _ms(start: float) -> float:
@@ -138,7 +124,7 @@ def create_check():
                 operation_id="getCheck")
 def get_check(check_id: int):
     store = state().store
-    kept = CheckResults(store).get(_row_id(check_id, "check id"))
+    kept = CheckResults(store).get(row_id(check_id, "check id"))
     return {**kept, "reviews": Reviews(store).history(check_id)}
 
 
@@ -182,7 +168,7 @@ def ocr():
 # -- persons -------------------------------------------------------------------------------------
 def _person_fields() -> dict:
     if request.mimetype == "application/json":
-        body = _parse_json(request.get_data(cache=True), "the JSON body")
+        body = json_value(request.get_data(cache=True), "the JSON body")
         if not isinstance(body, dict):
             raise InputError("the body must be a JSON object of person fields", code="invalid_json")
         return body
@@ -237,7 +223,7 @@ def _encode_photos(svc, photos) -> tuple[list[tuple], object]:
                 errors=(400, 404, 413, 415, 422, 503), operation_id="addPersonPhotos")
 def add_person_photos(person_id: int):
     svc = state()
-    person_id = _row_id(person_id, "person with id")
+    person_id = row_id(person_id, "person with id")
     if request.mimetype != "multipart/form-data":
         raise InputError("send the photos as multipart/form-data (field 'photo')", code="expected_multipart")
     photos = request.files.getlist("photo")
@@ -292,7 +278,7 @@ def get_person(person_id: int):
                 tags=["persons"], request=schemas.PERSON_PATCH, responses={200: schemas.PERSON},
                 errors=(400, 404, 409, 503), operation_id="updatePerson")
 def update_person(person_id: int):
-    person_id = _row_id(person_id, "person with id")
+    person_id = row_id(person_id, "person with id")
     fields = _person_fields()
     unknown = sorted(set(fields) - set(PERSON_FORM_FIELDS))
     if unknown:

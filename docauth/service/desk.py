@@ -1,5 +1,5 @@
 """The review desk's API: the queue of checks waiting for a clerk, and the clerk's decision, stored with
-who (the API key's name) and when. Routes join :data:`docauth.service.api.registry`."""
+who (the API key's name) and when. Routes join :data:`docauth.service.registry.registry`."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from flask import Response, g, request
 
 from docauth.errors import InputError
 from docauth.service import schemas
-from docauth.service.api import _parse_json, _row_id, registry
-from docauth.service.app import state
+from docauth.service.params import json_value, row_id
+from docauth.service.registry import registry
+from docauth.service.state import state
 from docauth.store.images import JPEG, Images
 from docauth.store.reviews import DECISIONS, Reviews
 
@@ -32,10 +33,10 @@ def review_queue():
                 tags=["review"], request=schemas.REVIEW_DECISION, responses={201: schemas.REVIEW},
                 errors=(400, 404, 413, 503), operation_id="reviewCheck")
 def review_check(check_id: int):
-    check_id = _row_id(check_id, "check with id")
+    check_id = row_id(check_id, "check with id")
     if request.mimetype != "application/json":
         raise InputError("send a JSON object {\"decision\": ...}", code="expected_json")
-    body = _parse_json(request.get_data(cache=True), "the JSON body")
+    body = json_value(request.get_data(cache=True), "the JSON body")
     if not isinstance(body, dict) or set(body) != {"decision"}:
         raise InputError(f"send exactly {{\"decision\": one of {', '.join(DECISIONS)}}}", code="invalid_json")
     decision = body["decision"]
@@ -55,11 +56,11 @@ def _image(data: bytes) -> Response:
                         "are on it)", tags=["review"], responses={200: schemas.JPEG_IMAGE}, errors=(404, 503),
                 operation_id="getCheckDocumentImage")
 def check_document_image(check_id: int):
-    return _image(Images(state().store).check_document(_row_id(check_id, "check with id")))
+    return _image(Images(state().store).check_document(row_id(check_id, "check with id")))
 
 
 @registry.route("/v1/persons/<int:person_id>/photo.jpg", "GET", summary="A person's latest enrolment photo",
                 tags=["persons"], responses={200: schemas.JPEG_IMAGE}, errors=(404, 503),
                 operation_id="getPersonPhoto")
 def person_photo(person_id: int):
-    return _image(Images(state().store).enrolment_photo(_row_id(person_id, "person with id")))
+    return _image(Images(state().store).enrolment_photo(row_id(person_id, "person with id")))

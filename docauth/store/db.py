@@ -36,6 +36,7 @@ from sqlalchemy.orm import Session
 
 from docauth.dates import parse_date
 from docauth.errors import ConfigError, Conflict, InputError, NotFound, Unavailable
+from docauth.face_encoding import ENCODING_SIZE, FACE_MODEL_NAME, FACE_MODEL_VERSION
 from docauth.store.models import (ApiKeyRow, CheckResultRow, CheckRow, FaceTemplateRow, PersonRow, StoredImageRow,
                                    utcnow)
 from docauth.store.newfile import build_whole, folder_lock, pending_file
@@ -49,7 +50,6 @@ from docauth.store.records import (
 )
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
-ENCODING_SIZE = 128
 #: An audit record is scores and reasons, not a place for images.
 MAX_AUDIT_JSON_BYTES = 64 * 1024
 API_KEY_PREFIX = "dak_"
@@ -391,8 +391,8 @@ class Store:
             for dtype, blob, sha in prepared:
                 t = FaceTemplateRow(
                     person_id=row.id,
-                    model_name=_face_model()[0],
-                    model_version=_face_model()[1],
+                    model_name=FACE_MODEL_NAME,
+                    model_version=FACE_MODEL_VERSION,
                     dtype=dtype,
                     vector=blob,
                     photo_sha256=sha,
@@ -492,7 +492,7 @@ class Store:
     ) -> FaceTemplateRecord:
         dtype, blob = _vector_bytes(encoding)
         sha = _check_sha256(photo_sha256)
-        default_name, default_version = _face_model()
+        default_name, default_version = FACE_MODEL_NAME, FACE_MODEL_VERSION
         with self._transaction() as session:
             if session.get(PersonRow, int(person_id)) is None:
                 raise NotFound(f"no person with id {person_id}")
@@ -528,7 +528,7 @@ class Store:
 
     def face_template_matrix(self, model_name: str | None = None, model_version: str | None = None):
         """``(template_ids, person_ids, vectors float32 (N, 128))`` of one encoder's templates, for the 1:N index."""
-        default_name, default_version = _face_model()
+        default_name, default_version = FACE_MODEL_NAME, FACE_MODEL_VERSION
         with self._transaction() as session:
             rows = session.execute(
                 select(FaceTemplateRow.id, FaceTemplateRow.person_id, FaceTemplateRow.dtype, FaceTemplateRow.vector)
@@ -662,12 +662,6 @@ def _check_sha256(value: str) -> str:
     if not re.fullmatch(r"[0-9a-f]{64}", value):
         raise InputError("photo_sha256 must be 64 hex digits", code="invalid_field")
     return value
-
-
-def _face_model() -> tuple[str, str]:
-    from docauth.matching.face import FACE_MODEL_NAME, FACE_MODEL_VERSION
-
-    return FACE_MODEL_NAME, FACE_MODEL_VERSION
 
 
 def _person_record(row: PersonRow, n_templates: int) -> PersonRecord:

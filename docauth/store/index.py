@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-ENCODING_SIZE = 128
+from docauth.face_encoding import ENCODING_SIZE
+
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""A small stand-in Keras CNN with metadata, for tests and benchmarks.
+"""A small untrained Keras CNN with metadata, for tests and benchmarks of the runtime layer.
 
 The runtime layer must work with any model that follows the metadata format;
 tests build one of these in a temporary directory so they never depend on the
@@ -15,9 +15,9 @@ import numpy as np
 from docauth.runtime.model import model_paths, record_checksums
 
 
-def build_standin_model(
+def build_untrained_model(
     models_dir: str | Path,
-    name: str = "standin",
+    name: str = "untrained",
     *,
     height: int = 64,
     width: int = 64,
@@ -32,7 +32,7 @@ def build_standin_model(
     blocks, separable convs, global pooling, softmax) so every backend meets the
     operator mix of the real models.
     """
-    import keras
+    import keras  # deferred on purpose: TensorFlow's import takes seconds, and only tests build this model
 
     keras.utils.set_random_seed(seed)
     m = width_multiplier
@@ -74,51 +74,13 @@ def build_standin_model(
     model.save(paths.keras)
     metadata = {
         "name": name,
-        "version": "standin-1",
-        "input": {"height": height, "width": width, "channels": channels},
+        "version": "untrained-1",
+        "input": {"height": height, "width": width, "channels": channels, "range": [0.0, 255.0]},
         "labels": list(labels),
         "preprocessing": "RGB uint8 as float32 0..255, resized; the model rescales",
-        "training": {"note": "untrained stand-in for runtime tests"},
+        "training": {"note": "untrained, for runtime tests"},
         "metrics": {},
     }
     paths.metadata.write_text(json.dumps(metadata, indent=2))
     record_checksums(name, models_dir)  # verified like a shipped model
     return paths.keras
-
-
-def sample_inputs(shape: tuple[int, int, int], count: int, seed: int = 0) -> np.ndarray:
-    """Image-like float32 inputs in 0..255: smooth gradients plus noise and blocks.
-
-    Pure uniform noise makes every class score alike; structured inputs give
-    the spread of probabilities real images give, so argmax checks mean something.
-    """
-    rng = np.random.default_rng(seed)
-    h, w, c = shape
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    out = np.empty((count, h, w, c), np.float32)
-    for i in range(count):
-        base = np.zeros((h, w, c), np.float32)
-        for ch in range(c):
-            a, b, p = rng.uniform(-1, 1, 3)
-            base[..., ch] = 127 + 100 * np.sin(a * xx / 7 + b * yy / 5 + p * 6)
-        y0, x0 = rng.integers(0, h // 2), rng.integers(0, w // 2)
-        base[y0:y0 + h // 3, x0:x0 + w // 3] = rng.uniform(0, 255, c)
-        base += rng.normal(0, 12, base.shape)
-        out[i] = np.clip(base, 0, 255)
-    return out
-
-
-def scaled_for(metadata: dict, images_0_255: np.ndarray) -> np.ndarray:
-    """Put 0..255 NHWC inputs on the scale and layout the model's metadata describes: its input ``range``
-    (e.g. [-1, 1]) and ``layout`` (NHWC or NCHW) when it states them, else [0, 1] when its preprocessing
-    divides by 255."""
-    inp = metadata.get("input", {}) if isinstance(metadata.get("input"), dict) else {}
-    if inp.get("layout") == "NCHW":
-        images_0_255 = np.ascontiguousarray(images_0_255.transpose(0, 3, 1, 2))
-    if isinstance(inp.get("range"), list) and len(inp["range"]) == 2:
-        low, high = (float(v) for v in inp["range"])
-        return (low + images_0_255 * np.float32((high - low) / 255.0)).astype(np.float32)
-    text = str(metadata.get("preprocessing", ""))
-    if "[0, 1]" in text or "/ 255" in text or "0..1" in text:
-        return (images_0_255 / np.float32(255.0)).astype(np.float32)
-    return images_0_255

@@ -1,0 +1,62 @@
+"""The local engine: chunks of inputs in this process, or in a pool of spawned worker processes that each
+load their own pipeline once."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Iterator
+
+from docauth.batch.chunk import load_pipeline, scan_chunk
+from docauth.batch.orphans import die_with_parent
+from docauth.config import Settings
+
+
+def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+_worker_pipeline = None
+_worker_settings = None
+
+
+def _init_worker(settings: Settings, factory: str | None, parent_pid: int | None = None) -> None:
+    global _worker_pipeline, _worker_settings
+    if parent_pid is not None:
+        die_with_parent(parent_pid)  # before the pipeline loads: a SIGKILLed scanner leaves no worker behind
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    _worker_settings = settings
+    _worker_pipeline = load_pipeline(settings, factory)
+
+
+def _work(paths: list[str]) -> list[dict]:
+    return scan_chunk(_worker_pipeline, paths, _worker_settings)
+
+
+def run_local(todo: list[str], settings: Settings, workers: int, chunk: int, pipeline=None,
+              factory: str | None = None) -> Iterator[list[dict]]:
+    if not todo:
+        return
+    if workers <= 1:
+        pipeline = pipeline or load_pipeline(settings, factory)
+        for paths in _chunks(todo, chunk):
+            yield scan_chunk(pipeline, paths, settings)
+        return
+    # spawn: workers start clean and load their own models (nothing framework-level crosses a fork)
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                             initargs=(settings, factory, os.getpid())) as pool:
+        pending = set()
+        chunks = _chunks(todo, chunk)
+        for paths in chunks:
+            pending.add(pool.submit(_work, paths))
+            if len(pending) >= 2 * workers:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    yield f.result()
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in finished:
+                yield f.result()
