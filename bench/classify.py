@@ -14,7 +14,7 @@ import argparse
 import json
 from pathlib import Path
 
-from docauth.runtime.bench import format_markdown, format_report, run_classify_bench
+from docauth.training.classifier_bench import format_markdown, format_report, run_classify_bench
 
 HERE = Path(__file__).resolve().parent
 

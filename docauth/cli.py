@@ -73,7 +73,7 @@ train = lazy_group(
     "train",
     "Train models from generated data.",
     {
-        "classifiers": ("docauth.classifiers.cli:train_classifiers", "Train the document and side classifiers."),
+        "classifiers": ("docauth.training.classifiers.cli:train_classifiers", "Train the document and side classifiers."),
         "mrz": ("docauth.training.ocr_cli:train_mrz", "Train the MRZ line recogniser."),
         "outline": ("docauth.training.ocr_cli:train_outline", "Train the document outline (localisation) model."),
     },
@@ -82,17 +82,17 @@ evaluate = lazy_group(
     "eval",
     "Evaluate models and stages on synthetic and real data.",
     {
-        "classifiers": ("docauth.classifiers.cli:eval_classifiers",
+        "classifiers": ("docauth.training.classifiers.cli:eval_classifiers",
                         "Accuracy of the document and side classifiers."),
         "ocr": ("docauth.training.ocr_cli:eval_ocr", "Exact-match rates of the MRZ and printed fields."),
-        "faces": ("docauth.matching.cli:eval_faces", "Calibrate the face threshold on real photos."),
+        "faces": ("docauth.training.cli:eval_faces", "Calibrate the face threshold on real photos."),
         "real": ("docauth.training.cli:eval_real", "Every stage on the real sets beside generated captures."),
     },
 )
 bench = lazy_group(
     "bench",
     "Benchmarks (one run, ratios against a baseline).",
-    {"classify": ("docauth.runtime.cli:bench_classify", "Keras against every backend and mode, same inputs.")},
+    {"classify": ("docauth.training.cli:bench_classify", "Keras against every backend and mode, same inputs.")},
 )
 
 

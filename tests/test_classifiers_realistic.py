@@ -1,11 +1,11 @@
-"""The realistic supplementary documents (docauth.classifiers.realistic) and their place in training data."""
+"""The realistic supplementary documents (docauth.training.classifiers.realistic) and their place in training data."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from docauth.classifiers import realistic
+from docauth.training.classifiers import realistic
 from docauth.synth import seeds
 
 SEED = seeds.TESTS.nth(12)
@@ -58,8 +58,8 @@ def test_secondary_portrait_darkens_a_corner_of_a_card_back():
 
 
 def test_realistic_subset_is_registered_for_training_and_validation(tmp_path):
-    from docauth.classifiers import data
-    from docauth.classifiers.recipe import SUBSET_SEED_OFFSET, DataSpec
+    from docauth.training.classifiers import data
+    from docauth.training.classifiers.recipe import SUBSET_SEED_OFFSET, DataSpec
 
     assert "realistic" in data.SUBSETS and "realistic" in data.MODULE_SUBSETS
     got = data.synthetic_set(SEED, 4, cache_dir=tmp_path, subset="realistic", height=32, width=32)
@@ -73,7 +73,7 @@ def test_realistic_subset_is_registered_for_training_and_validation(tmp_path):
 
 @pytest.mark.parametrize("which,kind,lines", [("data_page", "TD3", 2), ("card_back", "TD1", 3)])
 def test_fresh_layouts_print_a_valid_zone_in_its_place(which, kind, lines):
-    from docauth.classifiers import layouts
+    from docauth.training.classifiers import layouts
     from docauth.ocr.mrz import parse_mrz
     from docauth.synth.identity import random_identity
 
@@ -92,7 +92,7 @@ def test_fresh_layouts_print_a_valid_zone_in_its_place(which, kind, lines):
 
 
 def test_a_fresh_card_front_shows_the_portrait_and_no_zone():
-    from docauth.classifiers import layouts
+    from docauth.training.classifiers import layouts
     from docauth.synth.identity import random_identity
 
     rng = np.random.default_rng([SEED, 7])

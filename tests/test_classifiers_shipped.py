@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from docauth.classifiers import DocumentClassifier, preprocess
-from docauth.classifiers.data import DOCUMENT_LABELS, SIDE_LABELS, synthetic_set
-from docauth.classifiers.evaluate import evaluate_arrays
+from docauth.training.classifiers.data import DOCUMENT_LABELS, SIDE_LABELS, synthetic_set
+from docauth.training.classifiers.evaluate import evaluate_arrays
 from docauth.config import default_models_dir, shared_data_dir
 from docauth.imageio import encode_jpeg, encode_png
 from docauth.synth import generate_sample, seeds
@@ -102,7 +102,7 @@ def _small_on_a_plain_page(seed_index: int, want_side: str):
     """A flat document a fifth of a scanner page wide, and where it was put (x0, y0, x1, y1)."""
     import cv2
 
-    from docauth.classifiers.flat import flat_sample
+    from docauth.training.classifiers.flat_crops import flat_sample
 
     for index in range(seed_index, seed_index + 60):
         image, label = flat_sample(seeds.TESTS.nth(5), index)

@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 
 from docauth.classifiers import Classification, DocumentClassifier, preprocess
-from docauth.classifiers.data import DOCUMENT_LABELS, SIDE_LABELS, LabelledImages
-from docauth.classifiers.evaluate import classification_metrics
-from docauth.classifiers.train import TrainConfig, make_dataset, save_model, train_classifier
+from docauth.training.classifiers.data import DOCUMENT_LABELS, SIDE_LABELS, LabelledImages
+from docauth.training.classifiers.evaluate import classification_metrics
+from docauth.training.classifiers.train import TrainConfig, make_dataset, save_model, train_classifier
 
 SIZE = 32
 TINY_STAGES = ((8, 1), (16, 1))
 
 
 def tiny_model(n_classes, name):
-    from docauth.classifiers.model import build_model
+    from docauth.training.classifiers.architecture import build_model
 
     return build_model(n_classes, height=SIZE, width=SIZE, stages=TINY_STAGES, stem_filters=8, name=name)
 
@@ -130,7 +130,7 @@ def test_threshold_decides_document_and_side_presence(tiny_models_dir):
 
 
 def test_synthetic_set_caches_chunks_and_reuses_them(tmp_path, monkeypatch):
-    from docauth.classifiers import data
+    from docauth.training.classifiers import data
 
     monkeypatch.setattr(data, "CHUNK", 3)
     first = data.synthetic_set(7, 5, cache_dir=tmp_path, subset="extra", height=SIZE, width=SIZE)
@@ -147,8 +147,8 @@ def test_synthetic_set_caches_chunks_and_reuses_them(tmp_path, monkeypatch):
 
 
 def test_lookalike_subset_holds_only_the_non_documents_most_like_one(tmp_path):
-    from docauth.classifiers import data
-    from docauth.classifiers.recipe import SUBSET_SEED_OFFSET, DataSpec
+    from docauth.training.classifiers import data
+    from docauth.training.classifiers.recipe import SUBSET_SEED_OFFSET, DataSpec
 
     looks = data.synthetic_set(7, 8, cache_dir=tmp_path, subset="lookalikes", height=SIZE, width=SIZE, use_cache=False)
     assert len(looks) == 8 and not looks.is_document.any() and (looks.side == data.NO_SIDE).all()
@@ -161,7 +161,7 @@ def test_lookalike_subset_holds_only_the_non_documents_most_like_one(tmp_path):
 def test_vivid_recolours_the_paper_and_keeps_the_print_dark():
     import cv2
 
-    from docauth.classifiers.extra import vivid
+    from docauth.training.classifiers.photographs import vivid
 
     card = np.full((60, 90, 3), 235, np.uint8)  # pale paper...
     card[20:30, 10:80] = 20  # ...with a line of dark print
@@ -172,7 +172,7 @@ def test_vivid_recolours_the_paper_and_keeps_the_print_dark():
 
 
 def test_flat_samples_cover_every_kind_and_keep_their_side():
-    from docauth.classifiers.flat import KINDS, SIDES, flat_sample
+    from docauth.training.classifiers.flat_crops import KINDS, SIDES, flat_sample
 
     seen = {}
     for index in range(40):

@@ -14,7 +14,7 @@ import pytest
 
 from docauth.config import Settings, shared_data_dir
 from docauth.errors import InputError
-from docauth.matching.calibration import choose_threshold, id_portrait, rectify
+from docauth.training.face_threshold import choose_threshold, id_portrait, rectify
 from docauth.matching.face import (
     DEFAULT_FACE_THRESHOLD,
     FaceMatcher,

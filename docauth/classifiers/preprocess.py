@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Iterable
 
 import numpy as np
+import cv2
 
 INPUT_HEIGHT = 128
 INPUT_WIDTH = 128
@@ -43,8 +44,6 @@ def describe(height: int = INPUT_HEIGHT, width: int = INPUT_WIDTH) -> str:
 
 def resize_uint8(image: np.ndarray, height: int = INPUT_HEIGHT, width: int = INPUT_WIDTH) -> np.ndarray:
     """RGB ``uint8`` (H, W, 3) -> (height, width, 3) ``uint8``."""
-    import cv2
-
     image = np.asarray(image)
     if image.ndim == 2:  # grayscale given by a caller that skipped imageio
         image = np.stack([image] * 3, axis=-1)

@@ -24,6 +24,9 @@ import numpy as np
 
 from docauth.classifiers import preprocess
 from docauth.errors import ModelError
+from docauth.classifiers.views import content_view
+from docauth.config import Settings
+from docauth.runtime import load_model
 
 DOCUMENT_MODEL = "document"
 SIDE_MODEL = "side"
@@ -81,9 +84,6 @@ class DocumentClassifier:
     def load(cls, models_dir: str | Path | None = None, backend: str = "auto", mode: str = "realtime",
              threshold: float | None = None, max_batch_size: int | None = None,
              rotations: int | None = None, content_view: bool | None = None) -> "DocumentClassifier":
-        from docauth.config import Settings
-        from docauth.runtime import load_model
-
         settings = Settings.load()
         doc = load_model(DOCUMENT_MODEL, models_dir=models_dir, backend=backend, mode=mode)
         side = load_model(SIDE_MODEL, models_dir=models_dir, backend=backend, mode=mode)
@@ -104,8 +104,6 @@ class DocumentClassifier:
         View 0 is the whole image; with ``content_view``, view 1 is its content crop (a copy of view 0 when
         the image has none, so batches of several callers stack).
         """
-        from docauth.classifiers.views import content_view
-
         h, w, _ = self.input_shape
         whole = preprocess.preprocess_batch(images, h, w)
         if not self.content_view:

@@ -21,6 +21,7 @@ True
 from __future__ import annotations
 
 import numpy as np
+import cv2
 
 # The image is analysed at this many pixels on its longer side (the crop is cut from the original).
 ANALYSIS_SIDE = 256
@@ -44,8 +45,6 @@ MARGIN = 0.04
 
 def content_box(rgb: np.ndarray) -> tuple[int, int, int, int] | None:
     """``(x0, y0, x1, y1)`` of what differs from a plain border, with a margin; None when there is no such crop."""
-    import cv2
-
     h, w = rgb.shape[:2]
     if min(h, w) < 16:
         return None

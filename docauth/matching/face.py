@@ -24,6 +24,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+import cv2
 
 from docauth.config import DEFAULT_FACE_THRESHOLD
 from docauth.errors import InputError, InvalidImage
@@ -79,8 +80,6 @@ def _check_image(image: np.ndarray) -> np.ndarray:
 
 
 def _resize(image: np.ndarray, scale: float) -> np.ndarray:
-    import cv2
-
     h, w = image.shape[:2]
     size = (max(1, round(w * scale)), max(1, round(h * scale)))
     interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR

@@ -32,6 +32,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
+from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
 
 from docauth.config import DEFAULT_NAME_THRESHOLD
 from docauth.dates import parse_date
@@ -234,8 +236,6 @@ def _text(value: Any) -> str | None:
 
 
 def compare_names(document: str | None, record: str | None, field: str = "name", threshold: float = DEFAULT_NAME_THRESHOLD) -> FieldMatch:
-    from rapidfuzz import fuzz
-
     doc_text, rec_text = _text(document), _text(record)
     if not doc_text or not rec_text or not fold_name(doc_text) or not fold_name(rec_text):
         return FieldMatch(field, None, None, "missing", doc_text, rec_text)
@@ -270,8 +270,6 @@ def compare_birth_dates(document: Any, record: Any, today: dt.date) -> FieldMatc
 
 
 def compare_document_numbers(document: Any, record: Any) -> FieldMatch:
-    from rapidfuzz.distance import Levenshtein
-
     doc_text, rec_text = _text(document), _text(record)
     if not doc_text or not rec_text:
         return FieldMatch("document_number", None, None, "missing", doc_text, rec_text)

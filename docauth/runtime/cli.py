@@ -1,4 +1,4 @@
-"""``docauth export | tune | doctor | bench classify``: the runtime layer's commands."""
+"""``docauth export | tune | doctor``: the runtime layer's commands."""
 
 from __future__ import annotations
 
@@ -186,28 +186,6 @@ def doctor_report(models=None, models_dir=None, mode=None) -> dict:
         "choices": choices,
         "notes": sorted(set(notes)),
     }
-
-
-@click.command("classify")
-@click.option("--models", "models", default="document,side", show_default=True,
-              help="The classifiers measured together (each image goes through all of them).")
-@models_dir_option
-@click.option("--images", default=64, show_default=True, help="Distinct input images.")
-@click.option("--seconds", default=1.0, show_default=True, type=float, help="Measuring time per case.")
-@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write the JSON results here.")
-@_clean_errors
-def bench_classify(models, models_dir, images, seconds, as_json, output):
-    """Baseline Keras model.predict against every backend and mode, same inputs, one run."""
-    from docauth.runtime.bench import format_report, run_classify_bench
-
-    names = [n.strip() for n in models.split(",") if n.strip()]
-    result = run_classify_bench(names, models_dir=models_dir, n_images=images, seconds=seconds,
-                                progress=None if as_json else (lambda line: click.echo(line, err=True)))
-    if output:
-        Path(output).write_text(json.dumps(result, indent=1))
-    click.echo(json.dumps(result, indent=1) if as_json else format_report(result))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,5 @@
-"""``docauth eval real``: the real-vs-generated table (docs/evaluation.md)."""
+"""``docauth eval real | faces`` and ``docauth bench classify``: measuring the stages and choosing the face
+threshold (the classifiers' commands are :mod:`docauth.training.classifiers.cli`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,15 @@ from pathlib import Path
 
 import click
 
+from docauth.clitools import handle_errors, out_option
+from docauth.config import DEFAULT_FACE_THRESHOLD, Settings, shared_data_dir
 from docauth.errors import DocauthError
+from docauth.progress import Progress
+from docauth.training.classifier_bench import format_report, run_classify_bench
+from docauth.training.face_threshold import calibrate, report_markdown, write_docs_section
+from docauth.pipeline import Pipeline, stages
+from docauth.store.db import Store
+from docauth.training import real
 
 DOCS_START = "<!-- eval-real:start -->"
 DOCS_END = "<!-- eval-real:end -->"
@@ -38,11 +47,6 @@ def eval_real(generated_count, seed, models_dir, out, write_docs, verbose):
     """
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    from docauth.config import Settings, shared_data_dir
-    from docauth.pipeline import Pipeline
-    from docauth.pipeline import stages
-    from docauth.store.db import Store
-    from docauth.training import real
 
     shared = shared_data_dir()
     sources: dict[str, list] = {}
@@ -102,3 +106,52 @@ def _write_docs(path: Path, text: str, seed: int, generated_count: int) -> None:
     else:
         current = current + ("\n" if current else "") + block + "\n"
     path.write_text(current)
+
+
+@click.command("faces")
+@click.option("--shared-data", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder holding faces/labels.csv (default: ../shared/data).")  # fmt: skip
+@click.option("--seed", type=int, default=20261122, show_default=True, help="Synthetic documents' seed.")
+@click.option("--no-documents", is_flag=True, help="Real photo pairs only.")
+@out_option("Also write the report as JSON to this file.", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--write-docs", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Replace the generated calibration section of this Markdown file (docs/matching.md).")  # fmt: skip
+@handle_errors
+def eval_faces(shared_data, seed, no_documents, out, write_docs):
+    """Calibrate the face threshold: distance distributions, chosen threshold, error rates."""
+    root = shared_data or shared_data_dir()
+    faces_dir = root / "faces" if root is not None else None
+    with Progress(description="calibrating (photos and generated documents)", unit="img"):
+        report = calibrate(faces_dir, seed=seed, documents=not no_documents)
+    data = report.export()
+    data["configured_threshold"] = DEFAULT_FACE_THRESHOLD
+    data["errors_at_configured_threshold"] = report.errors_at(DEFAULT_FACE_THRESHOLD)
+    text = json.dumps(data, indent=2)
+    if out:
+        out.write_text(text + "\n")
+    if write_docs:
+        when = f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC"
+        machine = f"{platform.machine()}, {os.cpu_count()} cores, seed {seed}"
+        write_docs_section(report_markdown(report, DEFAULT_FACE_THRESHOLD, when, machine), write_docs)
+    click.echo(text)
+
+
+@click.command("classify")
+@click.option("--models", "models", default="document,side", show_default=True,
+              help="The classifiers measured together (each image goes through all of them).")
+@click.option("--models-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Models directory (default: DOCAUTH_MODELS_DIR or ./models).")
+@click.option("--images", default=64, show_default=True, help="Distinct input images.")
+@click.option("--seconds", default=1.0, show_default=True, type=float, help="Measuring time per case.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the JSON results here.")
+@handle_errors
+def bench_classify(models, models_dir, images, seconds, as_json, output):
+    """Baseline Keras model.predict against every backend and mode, same inputs, one run."""
+    names = [n.strip() for n in models.split(",") if n.strip()]
+    result = run_classify_bench(names, models_dir=models_dir, n_images=images, seconds=seconds,
+                                progress=None if as_json else (lambda line: click.echo(line, err=True)))
+    if output:
+        Path(output).write_text(json.dumps(result, indent=1))
+    click.echo(json.dumps(result, indent=1) if as_json else format_report(result))

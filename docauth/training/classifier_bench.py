@@ -24,15 +24,23 @@ import time
 from pathlib import Path
 from typing import Callable
 
+import cv2
 import numpy as np
 
+from docauth.classifiers.preprocess import preprocess_batch
+from docauth.classifiers.stage import DOCUMENT_MODEL, SIDE_MODEL
 from docauth.config import Settings
 from docauth.errors import DocauthError, ModelError
-from docauth.runtime import backends, threading as rt_threading
+from docauth.runtime import backends, loading, threading as rt_threading, tuning
 from docauth.runtime.engines.base import input_hwc
+from docauth.runtime.inputs import scaled_for
 from docauth.runtime.model import load_metadata, model_paths
 from docauth.runtime.probe import cached_probe
-from docauth.runtime.inputs import sample_inputs, scaled_for
+from docauth.synth import generate_sample
+from docauth.runtime.tuning import burst_step, measure_interleaved, summarize
+
+# The models the classifier stage preprocesses itself (docauth.classifiers.preprocess).
+CLASSIFIER_MODELS = (DOCUMENT_MODEL, SIDE_MODEL)
 
 # fp32 FLOP per cycle per core with AVX-512: 2 FMA pipes x 16 fp32 lanes x 2 (multiply + add).
 FLOP_PER_CYCLE_AVX512 = 64
@@ -41,24 +49,11 @@ FLOP_PER_CYCLE_AVX2 = 32
 
 # --- inputs -----------------------------------------------------------------------------------------
 def bench_inputs(metadata: dict, count: int, seed: int = 11) -> tuple[np.ndarray, str]:
-    """Generated document/non-document photos, preprocessed as the model's metadata says.
-
-    Classifier models use :mod:`docauth.classifiers.preprocess` (what the stage does); other
-    models get an area resize on the scale their metadata names. Without docauth.synth:
-    structured noise.
-    """
-    shape = input_hwc(metadata)
-    h, w, c = shape
-    try:
-        import cv2
-
-        from docauth.synth import generate_sample
-    except ImportError:
-        return scaled_for(metadata, sample_inputs(shape, count, seed)), "structured noise (no docauth.synth)"
+    """Generated document/non-document photos, preprocessed as a check would: the classifiers' own
+    preprocessing for the classifiers, an area resize onto the stated input scale for any other model."""
+    h, w, c = input_hwc(metadata)
     images = [generate_sample(seed, i).image for i in range(count)]
-    if "docauth.classifiers.preprocess" in str(metadata.get("preprocessing", "")) and c == 3:
-        from docauth.classifiers.preprocess import preprocess_batch
-
+    if metadata.get("name") in CLASSIFIER_MODELS and c == 3:
         return preprocess_batch(images, h, w), (f"docauth.synth.generate_sample(seed={seed}, 0..{count - 1}) "
                                                 "through docauth.classifiers.preprocess")
     out = np.empty((count, h, w, c), np.float32)
@@ -159,7 +154,7 @@ def run_baseline(models, models_dir, inputs: dict[str, np.ndarray], seconds: flo
     with tempfile.TemporaryDirectory() as tmp:
         inputs_path = os.path.join(tmp, "inputs.npz")
         np.savez(inputs_path, **inputs)
-        cmd = [sys.executable, "-m", "docauth.runtime.bench", "baseline", ",".join(models), str(models_dir),
+        cmd = [sys.executable, "-m", "docauth.training.classifier_bench", "baseline", ",".join(models), str(models_dir),
                inputs_path, str(seconds)]
         proc = subprocess.run(cmd, env=base_env, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
@@ -193,7 +188,7 @@ def _accuracy(loaded: dict, inputs: dict, reference: dict) -> dict:
 
 
 def _load_all(names, models_dir, backend: str, mode: str, settings: Settings) -> dict:
-    return {n: backends.load(n, models_dir=models_dir, backend=backend, mode=mode, settings=settings)
+    return {n: loading.load(n, models_dir=models_dir, backend=backend, mode=mode, settings=settings)
             for n in names}
 
 
@@ -220,7 +215,6 @@ def run_classify_bench(names: list[str], *, models_dir=None, n_images: int = 64,
     reference = {n: reference_models[n].predict(inputs[n]) for n in names}
     onnx_ready = all(model_paths(n, models_dir).onnx.is_file() for n in names)
     rows, chosen = [], {}
-    from docauth.runtime import tuning
 
     profile = tuning.load_profile(tuning.profile_path(settings))
     tuned_batch = (profile or {}).get("choice", {}).get("throughput", {}).get("batch")
@@ -264,8 +258,6 @@ def run_classify_bench(names: list[str], *, models_dir=None, n_images: int = 64,
 
 def _measure_mode(keys, names, models_dir, mode, settings, inputs, reference, seconds, say) -> list[dict]:
     """Every backend of one mode, loaded side by side and measured interleaved (see measure_interleaved)."""
-    from docauth.runtime.tuning import burst_step, measure_interleaved, summarize
-
     rows, loaded_sets, steps, latencies = [], {}, {}, {}
     burst = 64
     for key in keys:
@@ -378,7 +370,7 @@ if __name__ == "__main__":
         _, _, models_arg, models_dir_arg, inputs_arg, seconds_arg = sys.argv
         print(json.dumps(_baseline_child(models_arg.split(","), models_dir_arg, inputs_arg, float(seconds_arg))))
     else:
-        sys.exit("usage: python -m docauth.runtime.bench baseline MODELS MODELS_DIR INPUTS.npz SECONDS")
+        sys.exit("usage: python -m docauth.training.classifier_bench baseline MODELS MODELS_DIR INPUTS.npz SECONDS")
 
 
 def format_markdown(result: dict) -> str:

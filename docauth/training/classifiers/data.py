@@ -21,8 +21,11 @@ from typing import Callable
 
 import numpy as np
 
-from docauth.classifiers import preprocess
+from docauth.classifiers import preprocess, views
 from docauth.config import default_data_dir
+from docauth.classifiers.views import content_view
+import docauth.synth
+from docauth.synth import generate_sample
 
 DOCUMENT_LABELS = ["not_document", "document"]
 SIDE_LABELS = ["front", "back", "open"]
@@ -78,8 +81,6 @@ def labels_from_sample_label(label: dict) -> tuple[int, int, str]:
 
 def generator_version() -> str:
     """Short hash of the synthetic generator's sources (cache key)."""
-    import docauth.synth
-
     root = Path(docauth.synth.__file__).parent
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
@@ -95,22 +96,19 @@ def default_cache_dir() -> Path:
 def _generate_chunk_sizes(seed: int, start: int, stop: int, sizes: tuple[tuple[int, int], ...],
                           subset: str = "mix", view: str = "whole") -> dict[tuple[int, int], LabelledImages]:
     """Samples ``start..stop-1`` resized to each of ``sizes`` (each sample is rendered once)."""
-    from docauth.classifiers.views import content_view
-    from docauth.synth import generate_sample
-
     images: dict[tuple[int, int], list] = {size: [] for size in sizes}
     is_doc, side, kind = [], [], []
     for index in range(start, stop):
         if subset == "extra":
-            from docauth.classifiers.extra import extra_sample
+            from docauth.training.classifiers.photographs import extra_sample
 
             image, label = extra_sample(seed, index)
         elif subset == "flat":
-            from docauth.classifiers.flat import flat_sample
+            from docauth.training.classifiers.flat_crops import flat_sample
 
             image, label = flat_sample(seed, index)
         elif subset == "realistic":
-            from docauth.classifiers.realistic import realistic_sample
+            from docauth.training.classifiers.realistic import realistic_sample
 
             image, label = realistic_sample(seed, index)
         elif subset == "both":
@@ -148,29 +146,33 @@ SUBSETS = {
                   "non-documents that look most like one (cards, card crops, scenery, letters)",
     "both": "generate_sample(seed, index, 'td1_both'): front and back of a card in one image "
             "(documents with no single side: document model only)",
-    "flat": "docauth.classifiers.flat.flat_sample(seed, index): one card side or passport data page, "
+    "flat": "docauth.training.classifiers.flat_crops.flat_sample(seed, index): one card side or passport data page, "
             "flat and tightly cropped (documents with a side)",
-    "extra": "docauth.classifiers.extra.extra_sample(seed, index): photographs (not documents) and "
+    "extra": "docauth.training.classifiers.photographs.extra_sample(seed, index): photographs (not documents) and "
              "front+back card scans (documents, no side)",
-    "realistic": "docauth.classifiers.realistic.realistic_sample(seed, index): documents drawn as real ones look "
+    "realistic": "docauth.training.classifiers.realistic.realistic_sample(seed, index): documents drawn as real ones look "
                  "(pale print, white MRZ band, secondary portraits, booklet spreads), rendered, scanned on white "
                  "or photographed (documents with a side)",
 }
 
 
-# The modules that draw a subset's samples, when more than its own: all their sources key its cache.
-SUBSET_SOURCES = {"realistic": ("realistic", "layouts")}
+# The files that draw a subset's samples (and the content crop): their contents key its cache, so a changed
+# drawing never serves stale images.
+_SOURCES = {
+    "extra": (Path(__file__).parent / "photographs.py",),
+    "flat": (Path(__file__).parent / "flat_crops.py",),
+    "realistic": (Path(__file__).parent / "realistic.py", Path(__file__).parent / "layouts.py"),
+    "views": (Path(views.__file__),),
+}
+# Subsets drawn by a module of their own: its hash is part of their cache key.
+MODULE_SUBSETS = ("extra", "flat", "realistic")
 
 
 def _module_hash(name: str) -> str:
     digest = hashlib.sha256()
-    for part in SUBSET_SOURCES.get(name, (name,)):
-        digest.update((Path(__file__).parent / f"{part}.py").read_bytes())
+    for path in _SOURCES[name]:
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:8]
-
-
-# Subsets drawn by a module of their own (docauth.classifiers.<subset>): its hash is part of their cache key.
-MODULE_SUBSETS = ("extra", "flat", "realistic")
 
 
 def subset_module(subset: str) -> dict:

@@ -8,7 +8,7 @@ of the normal schedule applies to both). Throughput is training images per
 second over the epochs after the first (graph tracing excluded, validation
 excluded).
 
-    nice -n 10 .venv/bin/python -m docauth.classifiers.study --train-count 3000 --epochs 4 \\
+    nice -n 10 .venv/bin/python -m docauth.training.classifiers.batch_size_study --train-count 3000 --epochs 4 \\
         --out docs/training_study.json
 
 Writes a JSON file with every run and prints a Markdown table for docs/training.md.
@@ -23,23 +23,17 @@ import sys
 import time
 from pathlib import Path
 
+from docauth.synth import seeds
+from docauth.training.classifiers.data import generator_version, synthetic_set
+from docauth.training.classifiers.recipe import TASKS
+from docauth.training.classifiers.train import framework_versions, machine_description, predict_probabilities, train_classifier, TrainConfig
+
 BATCH_SIZES = (16, 32, 64, 128, 256, 512)
 
 
 def run_study(*, train_count: int, val_count: int, epochs: int, base_lr: float, reference_batch: int,
               batch_sizes=BATCH_SIZES, tasks=("document", "side"), workers: int = 1, train_seed: int | None = None,
               val_seed: int | None = None, version: str | None = None, log=print, on_run=None) -> dict:
-    from docauth.classifiers.data import generator_version, synthetic_set
-    from docauth.classifiers.train import (
-        TrainConfig,
-        framework_versions,
-        machine_description,
-        predict_probabilities,
-        train_classifier,
-    )
-    from docauth.classifiers.recipe import TASKS
-    from docauth.synth import seeds
-
     train_seed = seeds.TRAIN.default if train_seed is None else train_seed
     val_seed = seeds.VALIDATION.default if val_seed is None else val_seed
     # ``version``: a cached earlier generator version (the study does not need the newest images).

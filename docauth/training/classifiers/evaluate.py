@@ -15,7 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from docauth.classifiers.data import DOCUMENT_LABELS, SIDE_LABELS
+from docauth.training.classifiers.data import DOCUMENT_LABELS, SIDE_LABELS, synthetic_set
+from docauth.classifiers.preprocess import scale
+from docauth.imageio import load_image
 
 
 def classification_metrics(truth: np.ndarray, predicted: np.ndarray, labels: list[str]) -> dict:
@@ -52,8 +54,6 @@ def evaluate_arrays(clf, images_uint8: np.ndarray, is_document: np.ndarray, side
     ``content_uint8``: the same images' content views (:mod:`docauth.classifiers.views`), for a classifier
     whose side model sees them.
     """
-    from docauth.classifiers.preprocess import scale
-
     doc_probs = clf.probabilities(clf.document_model, scale(images_uint8))
     doc_pred = (doc_probs[:, 1] >= clf.threshold).astype(int)
     result = {"document": classification_metrics(is_document, doc_pred, DOCUMENT_LABELS)}
@@ -84,8 +84,6 @@ def evaluate_arrays(clf, images_uint8: np.ndarray, is_document: np.ndarray, side
 def evaluate_synthetic(clf, *, seed: int, count: int, workers: int = 1, progress=None,
                        subset: str = "mix") -> dict:
     """The stage's answers on ``count`` generated samples of ``subset`` (see data.SUBSETS) from ``seed``."""
-    from docauth.classifiers.data import synthetic_set
-
     data = synthetic_set(seed, count, workers=workers, progress=progress, subset=subset)
     content = None
     if getattr(clf, "content_view", False):
@@ -100,8 +98,6 @@ def evaluate_synthetic(clf, *, seed: int, count: int, workers: int = 1, progress
 
 def evaluate_real(clf, shared: Path) -> dict:
     """Specimens (all documents; side truth from truth.csv) and face photos (no documents)."""
-    from docauth.imageio import load_image
-
     shared = Path(shared)
     out: dict = {"shared_data": str(shared)}
     spec_dir = shared / "mrz-specimens"
@@ -179,7 +175,7 @@ def format_report(report: dict) -> str:
             lines.append("  errors by kind: " + ", ".join(f"{k} x{v}" for k, v in syn["errors_by_kind"].items()))
     more = report.get("realistic")
     if more and "side" in more:
-        lines.append(f"Realistic documents (docauth.classifiers.realistic, seed {more['seed']}, "
+        lines.append(f"Realistic documents (docauth.training.classifiers.realistic, seed {more['seed']}, "
                      f"{more['document']['count']} images)")
         lines.append(f"  classified as document: {more['document']['accuracy']:.4f}")
         lines += _format_metrics("side", more["side"])

@@ -15,7 +15,7 @@ found two gaps that matter for the classifiers:
 
 Real cards are printed in stronger colours than the generator's pastels (a cyan
 Peruvian card, a rainbow visa foil): :func:`vivid` recolours a rendered document
-for some samples here and in :mod:`docauth.classifiers.flat`.
+for some samples here and in :mod:`docauth.training.classifiers.flat_crops`.
 
 Deterministic by ``(seed, index)`` like the generator. The cache key of these
 samples includes this file's hash.
@@ -26,6 +26,10 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+import cv2
+import skimage.data
+
+from docauth.synth import render_document
 
 EXTRA_CATEGORIES = ("photo", "stacked")
 
@@ -35,8 +39,6 @@ _SKIMAGE_PHOTOS = ("astronaut", "coffee", "chelsea", "rocket", "camera", "hubble
 
 @functools.lru_cache(maxsize=1)
 def _photos() -> tuple[np.ndarray, ...]:
-    import skimage.data
-
     photos = []
     for name in _SKIMAGE_PHOTOS:
         loader = getattr(skimage.data, name, None)
@@ -53,9 +55,7 @@ def _photos() -> tuple[np.ndarray, ...]:
 
 
 @functools.lru_cache(maxsize=1)
-def _faces() -> np.ndarray:
-    import skimage.data
-
+def face_photographs() -> np.ndarray:
     try:
         faces = skimage.data.lfw_subset()[:100]  # the first 100 are faces (25x25 grey, float)
     except (OSError, ValueError, ImportError):
@@ -84,9 +84,7 @@ def extra_sample(seed: int, index: int) -> tuple[np.ndarray, dict]:
 
 
 def photo_negative(rng: np.random.Generator) -> np.ndarray:
-    import cv2
-
-    faces = _faces()
+    faces = face_photographs()
     if len(faces) and rng.random() < 0.3:
         src = _rgb(faces[int(rng.integers(len(faces)))])
         if rng.random() < 0.5:  # sepia / colour cast over the grey face
@@ -114,10 +112,6 @@ def photo_negative(rng: np.random.Generator) -> np.ndarray:
 
 def stacked_card(rng: np.random.Generator) -> np.ndarray:
     """Front and back of one TD1 card in one flat scan, stacked (70 %) or side by side."""
-    import cv2
-
-    from docauth.synth import render_document
-
     front = render_document("td1_front", rng).image
     back = render_document("td1_back", rng).image
     if rng.random() < 0.5:  # one card: both sides in the same colours
@@ -149,8 +143,6 @@ def vivid(img: np.ndarray, rng: np.random.Generator, hue: float | None = None,
           strength: float | None = None) -> np.ndarray:
     """The document in stronger colours: its light background (the print stays dark) turned towards ``hue``
     (OpenCV degrees, 0-180) and saturated by ``strength`` (0-1)."""
-    import cv2
-
     hue = rng.uniform(0, 180) if hue is None else hue
     strength = rng.uniform(0.3, 1.0) if strength is None else strength
     hsv = cv2.cvtColor(img, cv2.COLOR_RGB2HSV).astype(np.float32)
@@ -162,7 +154,5 @@ def vivid(img: np.ndarray, rng: np.random.Generator, hue: float | None = None,
 
 
 def _jpeg(img: np.ndarray, quality: int) -> np.ndarray:
-    import cv2
-
     ok, buf = cv2.imencode(".jpg", cv2.cvtColor(img, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, quality])
     return cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB) if ok else img

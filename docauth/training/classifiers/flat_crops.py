@@ -5,24 +5,23 @@ passport specimen shows the data page alone; the generator's passports are opene
 and its scans keep the whole booklet. Here the generator's own flat rendering
 (:func:`docauth.synth.render_document`) is cropped to ``page_box`` (the data page / card),
 given a thin paper margin, mild exposure change, noise and JPEG; some are recoloured
-(:func:`docauth.classifiers.extra.vivid`). TD2 card fronts and visa stickers are ``front``. Labels keep the side
+(:func:`docauth.training.classifiers.photographs.vivid`). TD2 card fronts and visa stickers are ``front``. Labels keep the side
 (``open`` for a data page). Deterministic by ``(seed, index)``.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import cv2
+
+from docauth.synth import render_document
+from docauth.training.classifiers.photographs import vivid
 
 KINDS = ("td1_front", "td1_back", "td3_open", "td2_front", "mrv_visa")
 SIDES = {"td1_front": "front", "td1_back": "back", "td3_open": "open", "td2_front": "front", "mrv_visa": "front"}
 
 
 def flat_sample(seed: int, index: int) -> tuple[np.ndarray, dict]:
-    import cv2
-
-    from docauth.classifiers.extra import vivid
-    from docauth.synth import render_document
-
     rng = np.random.default_rng([seed, index, 78])
     kind = KINDS[int(rng.integers(len(KINDS)))]
     doc = render_document(kind, rng)

@@ -26,6 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import os
+import platform
+
+from docauth.classifiers.preprocess import scale
+from docauth.training.classifiers.architecture import build_model
 
 MODEL_VERSION = "1.0.0"
 
@@ -154,8 +159,6 @@ def train_classifier(
     configure_threads(config.threads)
     import keras
 
-    from docauth.classifiers.model import build_model
-
     keras.utils.set_random_seed(config.seed)
     h, w = train_x.shape[1:3]
     if model is None:
@@ -239,8 +242,6 @@ def _BestWeights(**kw):
 
 def predict_probabilities(model, images_uint8: np.ndarray, batch_size: int = 256) -> np.ndarray:
     """Softmax outputs of a Keras model on cached ``uint8`` images (same scaling as inference)."""
-    from docauth.classifiers.preprocess import scale
-
     out = []
     for i in range(0, len(images_uint8), batch_size):
         out.append(np.asarray(model(scale(images_uint8[i:i + batch_size]), training=False)))
@@ -271,9 +272,6 @@ def write_metadata(path: Path, metadata: dict) -> None:
 
 
 def machine_description() -> str:
-    import os
-    import platform
-
     cpu = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():

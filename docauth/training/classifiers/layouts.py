@@ -6,13 +6,18 @@ header, portrait, labelled fields, MRZ; on a card front the portrait and fields 
 the chip, codes, a few fields and the three-line zone — are placed, sized and styled at random within what
 ICAO 9303 fixes (the zone's place and line count, the portrait on the left of a data page). Every side is drawn
 so: a side drawn only from the generator's template would teach the model that a fresh layout means the other
-sides. Used by :mod:`docauth.classifiers.realistic`.
+sides. Used by :mod:`docauth.training.classifiers.realistic`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from PIL import Image, ImageDraw
+
+from docauth.synth import draw as d
+from docauth.synth.identity import country, format_date
+from docauth.synth.mrz_compose import td1_lines, td3_lines
+from docauth.synth.portrait import fit_photo
 
 TD3_PAGE = (1000, 704)  # 125 x 88 mm
 TD1_CARD = (1012, 638)  # 85.6 x 54 mm
@@ -39,11 +44,6 @@ PASSPORT_WORDS = ("PASSPORT", "PASSEPORT", "REISEPASS", "PASAPORTE", "PASSAPORTO
 
 def data_page(rng: np.random.Generator, identity: dict, portrait: np.ndarray) -> tuple[np.ndarray, list[str], float]:
     """(RGB page, MRZ lines, the zone's top as a fraction of the page height)."""
-    from docauth.synth import draw as d
-    from docauth.synth.identity import country, format_date
-    from docauth.synth.mrz_compose import td3_lines
-    from docauth.synth.portrait import fit_photo
-
     w, h = TD3_PAGE
     hue = rng.random()
     img = _paper(rng, w, h, hue)
@@ -103,10 +103,6 @@ def data_page(rng: np.random.Generator, identity: dict, portrait: np.ndarray) ->
 
 def card_front(rng: np.random.Generator, identity: dict, portrait: np.ndarray) -> np.ndarray:
     """An ID card's front: header, portrait, labelled fields, signature; no zone (TD1 prints it on the back)."""
-    from docauth.synth import draw as d
-    from docauth.synth.identity import country, format_date
-    from docauth.synth.portrait import fit_photo
-
     w, h = TD1_CARD
     hue = rng.random()
     img = _paper(rng, w, h, hue)
@@ -163,10 +159,6 @@ def card_front(rng: np.random.Generator, identity: dict, portrait: np.ndarray) -
 
 def card_back(rng: np.random.Generator, identity: dict) -> tuple[np.ndarray, list[str], float]:
     """(RGB card back, MRZ lines, the zone's top as a fraction of the card height)."""
-    from docauth.synth import draw as d
-    from docauth.synth.identity import format_date
-    from docauth.synth.mrz_compose import td1_lines
-
     w, h = TD1_CARD
     hue = rng.random()
     img = _paper(rng, w, h, hue)
@@ -214,8 +206,6 @@ def card_back(rng: np.random.Generator, identity: dict) -> tuple[np.ndarray, lis
 
 def _paper(rng: np.random.Generator, w: int, h: int, hue: float) -> Image.Image:
     """Light security paper: a pale gradient of two tints, fine guilloche, often a faint rosette or emblem."""
-    from docauth.synth import draw as d
-
     white = (255, 255, 255)
     a = d.mix(d.hsv(hue, rng.uniform(0.1, 0.45), rng.uniform(0.85, 1.0)), white, rng.uniform(0.2, 0.7))
     b = d.mix(d.hsv(hue + rng.uniform(-0.3, 0.3), rng.uniform(0.1, 0.45), rng.uniform(0.85, 1.0)), white,
@@ -244,8 +234,6 @@ def _languages(rng: np.random.Generator) -> tuple[int, ...]:
 def _fields(dr, rng, values, box, regular, bold, ink, label_ink, langs: tuple[int, ...], *, numbered: bool,
             value_scale: float = 1.0) -> None:
     """Label(s) over each value, in one or two columns filling ``box`` from the top."""
-    from docauth.synth import draw as d
-
     x0, y0, x1, y1 = box
     columns = 2 if (x1 - x0) > 420 and rng.random() < 0.8 else 1
     if columns == 1:  # one column holds fewer fields at a legible size
@@ -268,8 +256,6 @@ def _fields(dr, rng, values, box, regular, bold, ink, label_ink, langs: tuple[in
 
 def _zone(dr, rng, lines: list[str], w: int, h: int, mrz_top: float) -> None:
     """The MRZ in OCR-B across the document's width, in a white band most of the time."""
-    from docauth.synth import draw as d
-
     if rng.random() < 0.75:
         dr.rectangle([0, h * mrz_top, w, h], fill=tuple(int(v) for v in rng.uniform(240, 256, 3)))
     span = w * rng.uniform(0.86, 0.94)

@@ -20,6 +20,15 @@ Deterministic by ``(seed, index)``; the cache key of these samples includes this
 from __future__ import annotations
 
 import numpy as np
+import cv2
+from PIL import Image, ImageDraw
+
+from docauth.synth import documents as docs, draw as d, photos
+from docauth.synth.capture import capture_document, jpeg_roundtrip, SKIN_TONES
+from docauth.synth.identity import random_identity
+from docauth.synth.portrait import fit_photo, portrait_image
+from docauth.training.classifiers import layouts
+from docauth.training.classifiers.photographs import face_photographs
 
 # What is drawn, and how often: passports and ID cards are what customers upload; a TD2 card or a visa is rare.
 KINDS = {"td3_page": 0.28, "td3_spread": 0.16, "td1_back": 0.26, "td1_front": 0.22, "td2_front": 0.04,
@@ -32,7 +41,7 @@ CAPTURES = {"render": 0.35, "scan": 0.3, "photo": 0.35}
 # frame, or the astronaut) more often than the generator's drawing, as on real documents.
 PORTRAITS = {"lfw": 0.55, "astronaut": 0.15, "drawn": 0.3}
 SPECIMEN_SHARE = 0.35  # specimen galleries print SPECIMEN across the document
-# Every side in layouts drawn afresh (docauth.classifiers.layouts) rather than the generator's template, most often.
+# Every side in layouts drawn afresh (docauth.training.classifiers.layouts) rather than the generator's template, most often.
 FRESH_LAYOUT = {"td3_page": 0.7, "td3_spread": 0.7, "td1_back": 0.6, "td1_front": 0.7}
 SECONDARY_PORTRAIT = {"td3_page": 0.6, "td3_spread": 0.6, "td1_back": 0.75}
 STREAM = 79  # this module's random-stream key
@@ -65,8 +74,6 @@ def _draw(rng: np.random.Generator, weights: dict) -> str:
 
 def _portrait(rng: np.random.Generator) -> np.ndarray | None:
     """The holder's picture, or None for the generator's drawing."""
-    from docauth.synth import photos
-
     source = _draw(rng, PORTRAITS)
     if source == "lfw":
         return photo_portrait(rng, 280, 360)
@@ -78,12 +85,7 @@ def _portrait(rng: np.random.Generator) -> np.ndarray | None:
 def photo_portrait(rng: np.random.Generator, w: int, h: int) -> np.ndarray | None:
     """An ID photograph: one of the LFW face crops bundled with scikit-image, tinted to a skin tone, framed by
     hair and shoulders on a plain light background (None when the crops are not installed)."""
-    import cv2
-
-    from docauth.classifiers.extra import _faces
-    from docauth.synth.capture import SKIN_TONES
-
-    faces = _faces()
+    faces = face_photographs()
     if not len(faces):
         return None
     face = faces[int(rng.integers(len(faces)))].astype(np.float32) / 255.0
@@ -112,10 +114,6 @@ def photo_portrait(rng: np.random.Generator, w: int, h: int) -> np.ndarray | Non
 
 def specimen_stamp(page: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """SPECIMEN (or the issuer's word for it) printed across the document, as specimen galleries show it."""
-    from PIL import Image, ImageDraw
-
-    from docauth.synth import draw as d
-
     h, w = page.shape[:2]
     word = d.pick(rng, ["SPECIMEN", "SPECIMEN", "MUSTER", "SPÉCIMEN", "UZORAK", "VZOR", "SAMPLE"])
     layer = Image.new("L", (w, h), 0)
@@ -132,11 +130,6 @@ def specimen_stamp(page: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def _render(kind: str, rng: np.random.Generator, portrait):
     """(flat page cropped to the document, alpha mask or None, the MRZ band's top as a fraction of the page
     height or None, the portrait to repeat as a secondary image or None)."""
-    from docauth.classifiers import layouts
-    from docauth.synth import documents as docs
-    from docauth.synth.identity import random_identity
-    from docauth.synth.portrait import portrait_image
-
     if rng.random() < FRESH_LAYOUT.get(kind, 0.0):
         identity = random_identity(rng)
         face = portrait if portrait is not None else portrait_image(identity["identity_id"], 280, 360)
@@ -171,8 +164,6 @@ def _render(kind: str, rng: np.random.Generator, portrait):
 
 
 def _card_mask(shape) -> np.ndarray:
-    from docauth.synth import draw as d
-
     h, w = shape
     return d.rounded_mask(h, w, int(h * 0.05))
 
@@ -183,8 +174,6 @@ def real_look(page: np.ndarray, rng: np.random.Generator, *, mrz_top: float | No
     Each pixel's distance to white shrinks by a factor that is ``keep`` for light pixels and 1 for dark ones
     (text, portrait shadows), so the tint fades and the print stays legible.
     """
-    import cv2
-
     keep = float(rng.uniform(0.25, 0.8))
     out = _lighten(page, keep, np.ones(page.shape[:2], np.float32))
     if mrz_top is not None and rng.random() < 0.85:
@@ -200,8 +189,6 @@ def real_look(page: np.ndarray, rng: np.random.Generator, *, mrz_top: float | No
 
 
 def _lighten(img: np.ndarray, keep: float, where: np.ndarray) -> np.ndarray:
-    import cv2
-
     lum = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY).astype(np.float32) / 255.0
     t = np.clip((0.72 - lum) / 0.4, 0.0, 1.0)  # 0 for light pixels, 1 for dark print
     t = t * t * (3 - 2 * t)
@@ -212,10 +199,6 @@ def _lighten(img: np.ndarray, keep: float, where: np.ndarray) -> np.ndarray:
 def secondary_portrait(page: np.ndarray, rng: np.random.Generator, portrait: np.ndarray, *, card: bool,
                        mrz_top: float | None) -> np.ndarray:
     """A faded copy of the holder's portrait: large beside a data page's fields, small on a card back."""
-    import cv2
-
-    from docauth.synth.portrait import fit_photo
-
     h, w = page.shape[:2]
     bottom = (mrz_top or 0.95) * h
     gh = int(h * (rng.uniform(0.2, 0.42) if card else rng.uniform(0.25, 0.45)))
@@ -248,8 +231,6 @@ def secondary_portrait(page: np.ndarray, rng: np.random.Generator, portrait: np.
 
 def _spread(page: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, None]:
     """The open booklet: the data page with the page across the fold (most often above it)."""
-    from docauth.synth import documents as docs
-
     h, w = page.shape[:2]
     facing = real_look(np.ascontiguousarray(docs._facing_page(rng, w, h)), rng)
     if rng.random() < 0.35:  # a nearly blank inner page (real spreads often show one)
@@ -260,10 +241,6 @@ def _spread(page: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, Non
 
 
 def _capture(page: np.ndarray, mask, rng: np.random.Generator, capture: str) -> np.ndarray:
-    import cv2
-
-    from docauth.synth.capture import capture_document, jpeg_roundtrip
-
     if mask is not None and capture != "photo":  # rounded card corners show white paper
         a = mask.astype(np.float32)[..., None] / 255.0
         page = (page * a + 255.0 * (1 - a)).astype(np.uint8)
@@ -301,8 +278,6 @@ def _capture(page: np.ndarray, mask, rng: np.random.Generator, capture: str) -> 
 
 def _glare(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A bright, soft-edged streak of reflected light."""
-    import cv2
-
     h, w = image.shape[:2]
     sh, sw = max(4, h // 8), max(4, w // 8)
     layer = np.zeros((sh, sw), np.float32)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docauth.classifiers import preprocess
-from docauth.classifiers.data import (
+from docauth.training.classifiers.data import (
     DOCUMENT_LABELS,
     SIDE_LABELS,
     SUBSETS,
@@ -20,8 +20,8 @@ from docauth.classifiers.data import (
     subset_module,
     synthetic_set,
 )
-from docauth.classifiers.model import DEFAULT_STAGES
-from docauth.classifiers.train import (
+from docauth.training.classifiers.architecture import DEFAULT_STAGES
+from docauth.training.classifiers.train import (
     MODEL_VERSION,
     TrainConfig,
     framework_versions,
@@ -63,10 +63,10 @@ class DataSpec:
     # More training samples from the current generator, same seed, other subsets (see data.SUBSETS):
     documents_count: int = 0  # documents only (more material for the side model)
     both_count: int = 0  # front+back of a card in one image (document model only)
-    extra_count: int = 0  # docauth.classifiers.extra: photographs, stacked card scans
-    flat_count: int = 0  # docauth.classifiers.flat: tightly cropped flat card sides / data pages
+    extra_count: int = 0  # docauth.training.classifiers.photographs: photographs, stacked card scans
+    flat_count: int = 0  # docauth.training.classifiers.flat_crops: tightly cropped flat card sides / data pages
     lookalikes_count: int = 0  # non-documents that look most like one (document model only)
-    realistic_count: int = 0  # docauth.classifiers.realistic: documents drawn as real ones look
+    realistic_count: int = 0  # docauth.training.classifiers.realistic: documents drawn as real ones look
     # Validation samples of the realistic subset beside the mix (val seed + its offset): the best epoch is then
     # chosen on both worlds.
     val_realistic_count: int = 0
