@@ -19,13 +19,16 @@ Deterministic by ``(seed, index)``; the cache key of these samples includes this
 
 from __future__ import annotations
 
-import numpy as np
 import cv2
+import numpy as np
 from PIL import Image, ImageDraw
 
-from docauth.synth import documents as docs, draw as d, photos
-from docauth.synth.capture import capture_document, jpeg_roundtrip, SKIN_TONES
+from docauth.synth import draw as d, photos
+from docauth.synth.capture import SKIN_TONES, capture_document, jpeg_roundtrip
+from docauth.synth.cards import render_td1_front
+from docauth.synth.documents import render_document
 from docauth.synth.identity import random_identity
+from docauth.synth.passports import facing_page, fold_shadow
 from docauth.synth.portrait import fit_photo, portrait_image
 from docauth.training.classifiers import layouts
 from docauth.training.classifiers.photographs import face_photographs
@@ -145,9 +148,9 @@ def _render(kind: str, rng: np.random.Generator, portrait):
         return page, mask, max(0.0, mrz_top - 0.01), face
 
     if kind == "td1_front":  # a card front without a zone (the TD1 zone is on the back)
-        doc = docs.render_td1_front(rng, random_identity(rng), portrait, allow_mrz=False)
+        doc = render_td1_front(rng, random_identity(rng), portrait, allow_mrz=False)
     else:
-        doc = docs.render_document("td3_page" if kind == "td3_spread" else kind, rng, portrait=portrait)
+        doc = render_document("td3_page" if kind == "td3_spread" else kind, rng, portrait=portrait)
     x0, y0, x1, y1 = (int(round(v)) for v in doc.page_box)
     page = np.ascontiguousarray(doc.image[max(0, y0):y1, max(0, x0):x1])
     mask = None if doc.mask is None else doc.mask[max(0, y0):y1, max(0, x0):x1]
@@ -232,12 +235,12 @@ def secondary_portrait(page: np.ndarray, rng: np.random.Generator, portrait: np.
 def _spread(page: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, None]:
     """The open booklet: the data page with the page across the fold (most often above it)."""
     h, w = page.shape[:2]
-    facing = real_look(np.ascontiguousarray(docs._facing_page(rng, w, h)), rng)
+    facing = real_look(np.ascontiguousarray(facing_page(rng, w, h)), rng)
     if rng.random() < 0.35:  # a nearly blank inner page (real spreads often show one)
         facing = _lighten(facing, float(rng.uniform(0.1, 0.4)), np.ones(facing.shape[:2], np.float32))
     above = rng.random() < 0.85
     spread = np.concatenate([facing, page] if above else [page, facing], 0)
-    return docs._fold_shadow(spread, 0, h, rng), None
+    return fold_shadow(spread, 0, h, rng), None
 
 
 def _capture(page: np.ndarray, mask, rng: np.random.Generator, capture: str) -> np.ndarray:
