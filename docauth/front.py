@@ -155,13 +155,13 @@ def _pil_pixels(image):
 
 def _stage(name: str):
     """The classifier or reader: the loaded pipeline's own, else loaded alone once."""
-    from docauth.pipeline import stages
+    from docauth.pipeline import loaders
 
     with _lock:
         if "pipeline" in _loaded:
             return getattr(_loaded["pipeline"], name)
         if name not in _loaded:
-            load = {"classifier": stages.load_classifier, "reader": stages.load_reader}[name]
+            load = {"classifier": loaders.load_classifier, "reader": loaders.load_reader}[name]
             _loaded[name] = load(_settings())
         return _loaded[name]
 

@@ -137,7 +137,7 @@ def postgres_url():
     """URL of a fresh, empty PostgreSQL database (dropped afterwards)."""
     external = os.environ.get("DOCAUTH_TEST_DATABASE_URL")
     if external:
-        from docauth.store.db import normalise_url
+        from docauth.store.engine import normalise_url
 
         admin_url = normalise_url(external)
     else:

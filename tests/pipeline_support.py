@@ -45,6 +45,12 @@ class RuleClassifier:
         self.side = side
         self.calls: list[int] = []
 
+    def models(self) -> list:
+        return []  # rules, no model
+
+    def describe(self) -> dict:
+        return {}
+
     def __call__(self, images):
         images = list(images)
         self.calls.append(len(images))
@@ -65,6 +71,10 @@ class RuleClassifier:
 class _MRZ:
     fields: dict
     valid: bool = True
+    type: str | None = "unstated"  # found, of no format in particular (the side model's answer stands)
+    lines: list = field(default_factory=lambda: ["(the stand-in's zone)"])
+    score: float | None = None
+    zone_top: float | None = None  # where the zone starts is not said
 
     def export(self):
         return {"fields": self.fields, "valid": self.valid}
@@ -76,6 +86,9 @@ class _Read:
     mrz: _MRZ | None
     document: object = None
     consistency: dict = field(default_factory=dict)
+    sources: dict | None = None  # not said: the check compares the zone's values
+    unsure: set = field(default_factory=set)
+    printed: dict = field(default_factory=dict)
 
     def export(self):
         return {"fields": self.fields, "mrz": self.mrz.export() if self.mrz else None}
@@ -90,6 +103,13 @@ class FieldsReader:
         self.with_mrz = True
         self.mrz_type = None  # e.g. "TD3": the MRZ format the reader reports
         self.rectified_page = None  # handed to on_rectified, as the real reader does with its upright page
+        self.mrz_reader = None  # no zone finder: Pipeline.classify keeps the side model's answer
+
+    def warmup(self) -> None:
+        pass
+
+    def models(self) -> list:
+        return []
 
     def __call__(self, image, *, side=None, on_rectified=None):
         if on_rectified is not None and self.rectified_page is not None:

@@ -27,12 +27,12 @@ def test_a_birth_date_is_never_in_the_future():
 
 def test_the_matcher_and_the_store_take_the_same_iso_dates():
     from docauth.errors import InputError
-    from docauth.store.db import _parse_date
+    from docauth.store.values import person_date
 
-    assert _parse_date("date_of_birth", "1974-08-12") == parse_date("1974-08-12") == dt.date(1974, 8, 12)
+    assert person_date("date_of_birth", "1974-08-12") == parse_date("1974-08-12") == dt.date(1974, 8, 12)
     for bad in ("1974-02-30", "740812", "12.08.1974"):
         try:
-            _parse_date("date_of_birth", bad)
+            person_date("date_of_birth", bad)
         except InputError:
             continue
         raise AssertionError(f"{bad!r} accepted as a record's date")

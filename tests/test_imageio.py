@@ -112,12 +112,12 @@ def test_declared_pixels_reads_the_header_only():
 
 def test_a_truncated_file_is_refused_even_after_face_recognition_is_imported():
     # face_recognition switches Pillow to loading truncated files when imported; docauth keeps refusing them.
-    from docauth.matching.face import _fr
+    from docauth.matching.face import load_dlib
 
     rng = np.random.default_rng(0)
     buf = io.BytesIO()
     Image.fromarray(rng.integers(0, 255, (300, 400, 3), dtype=np.uint8)).save(buf, format="PNG")
     half = buf.getvalue()[: len(buf.getvalue()) // 2]
-    _fr()
+    load_dlib()
     with pytest.raises(errors.InvalidImage, match="truncated"):
         decode_image(half)

@@ -12,7 +12,8 @@ import pytest
 from docauth.config import Settings
 from docauth.errors import NotFound
 from docauth.pipeline import DecisionPolicy, Pipeline, Thresholds
-from docauth.pipeline import stages as S
+from docauth.pipeline.faces import FaceStage
+from docauth.pipeline.loaders import load_text_matcher
 from pipeline_support import (ASTRONAUT_PERSON, OTHER_PERSON, FieldsReader, RuleClassifier, astronaut_portrait,
                               document_of)
 
@@ -36,7 +37,7 @@ def store(settings):
 
 @pytest.fixture(scope="module")
 def faces():
-    return S.FaceStage.load()
+    return FaceStage.load()
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +57,7 @@ def reader():
 @pytest.fixture()
 def pipeline(settings, store, faces, reader):
     return Pipeline(classifier=RuleClassifier(), reader=reader, faces=faces,
-                    text_matcher=S.load_text_matcher(settings), store=store,
+                    text_matcher=load_text_matcher(settings), store=store,
                     policy=DecisionPolicy.from_settings(settings), thresholds=Thresholds.from_settings(settings),
                     today=lambda: TODAY, settings=settings)
 
@@ -205,7 +206,7 @@ def test_missing_mrz_on_a_data_page_asks_for_review(pipeline, reader, astronaut_
 
 def test_thresholds_and_policy_come_from_settings(settings, store, faces, reader, astronaut_id):
     lenient = Settings.load(environ={"DOCAUTH_REJECT_REASONS": "not_a_document"}, data_dir=settings.data_dir)
-    p = Pipeline(classifier=RuleClassifier(), reader=reader, faces=faces, text_matcher=S.load_text_matcher(lenient),
+    p = Pipeline(classifier=RuleClassifier(), reader=reader, faces=faces, text_matcher=load_text_matcher(lenient),
                  store=store, policy=DecisionPolicy.from_settings(lenient),
                  thresholds=Thresholds.from_settings(lenient), today=lambda: TODAY)
     reader.next_fields = _fields(OTHER_PERSON)
@@ -261,8 +262,8 @@ def test_face_stage_is_safe_under_concurrent_requests():
     code = (
         "from concurrent.futures import ThreadPoolExecutor\n"
         "from pipeline_support import ASTRONAUT_PERSON, astronaut_portrait, document_of\n"
-        "from docauth.pipeline import stages as S\n"
-        "f = S.FaceStage.load()\n"
+        "from docauth.pipeline.faces import FaceStage\n"
+        "f = FaceStage.load()\n"
         "imgs = [document_of(ASTRONAUT_PERSON, astronaut_portrait(), seed=500 + i,\n"
         "                    kind='td1_front' if i % 2 == 0 else 'td3_open') for i in range(6)]\n"
         "with ThreadPoolExecutor(4) as pool:\n"

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="module")
 def stages():
     from docauth.pipeline.face_process import FaceProcessStage
-    from docauth.pipeline.stages import FaceStage
+    from docauth.pipeline.faces import FaceStage
 
     remote = FaceProcessStage.load()
     yield FaceStage.load(), remote

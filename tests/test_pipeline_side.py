@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from docauth.classifiers.stage import Classification
 from docauth.pipeline import Pipeline
 from docauth.pipeline.side import SideEvidence, decide_side, sided
 from docauth.synth import render_document, seeds
@@ -52,7 +53,7 @@ def test_a_valid_td2_zone_only_rules_out_an_open_booklet():
 def test_no_document_no_side():
     decision = _decide(None, "TD3")
     assert decision.side == "open"  # a zone read is still a zone ...
-    sided_out = sided({"is_document": False, "document_score": 0.1, "side": None, "side_scores": {}}, None,
+    sided_out = sided(Classification(False, 0.1, None, {}), None,
                       mrz_reader=_NeverCalled())
     # ... but a non-document is never searched for one and gets no side.
     assert (sided_out.side, sided_out.side_source, sided_out.side_model) == (None, None, None)
@@ -78,14 +79,14 @@ def test_export_keeps_the_model_answer_beside_the_decision():
 
     reader = Reader()
     image = np.full((300, 420, 3), 200, np.uint8)
-    out = sided({"is_document": True, "document_score": 0.99, "side": "front", "side_scores": SCORES}, image,
+    out = sided(Classification(True, 0.99, "front", SCORES), image,
                 reader).export()
     assert out["side"] == "open" and out["side_source"] == "mrz" and out["side_model"] == "front"
     assert out["side_scores"] == SCORES and out["mrz_kind"] == "TD3"
     assert {"is_document", "document_score", "side", "side_scores"} <= set(out)
     # The zone is searched as the check's reader searches a photo of that side first (a front less thoroughly).
     assert reader.expected == [False]
-    sided({"is_document": True, "document_score": 0.99, "side": "back", "side_scores": SCORES}, image, reader)
+    sided(Classification(True, 0.99, "back", SCORES), image, reader)
     assert reader.expected == [False, True]
 
 

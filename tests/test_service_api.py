@@ -18,7 +18,8 @@ import requests
 from docauth.config import Settings
 from docauth.imageio import encode_jpeg, encode_png
 from docauth.pipeline import DecisionPolicy, Pipeline, Thresholds
-from docauth.pipeline import stages as S
+from docauth.pipeline.faces import FaceStage
+from docauth.pipeline.loaders import load_text_matcher
 from docauth.service.app import create_app
 from pipeline_support import ASTRONAUT_PERSON, RuleClassifier, serve_in_thread
 
@@ -41,12 +42,12 @@ def store(settings):
 
 @pytest.fixture(scope="module")
 def faces():
-    return S.FaceStage.load()
+    return FaceStage.load()
 
 
 def _pipeline(settings, store, faces, classifier=None):
     return Pipeline(classifier=classifier or RuleClassifier(), reader=None, faces=faces,
-                    text_matcher=S.load_text_matcher(settings), store=store,
+                    text_matcher=load_text_matcher(settings), store=store,
                     policy=DecisionPolicy.from_settings(settings), thresholds=Thresholds.from_settings(settings))
 
 

@@ -18,7 +18,8 @@ import requests
 from docauth.config import Settings
 from docauth.imageio import encode_jpeg, encode_png
 from docauth.pipeline import DecisionPolicy, Pipeline, Thresholds
-from docauth.pipeline import stages as S
+from docauth.pipeline.faces import FaceStage
+from docauth.pipeline.loaders import load_text_matcher
 from docauth.pipeline.scores import similarity
 from docauth.service.app import create_app
 from pipeline_support import (ASTRONAUT_PERSON, OTHER_PERSON, FieldsReader, RuleClassifier, astronaut_portrait,
@@ -45,7 +46,7 @@ def store(settings):
 
 @pytest.fixture(scope="module")
 def faces():
-    return S.FaceStage.load()
+    return FaceStage.load()
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +56,7 @@ def reader():
 
 def _app(settings, store, faces, reader):
     pipeline = Pipeline(classifier=RuleClassifier(), reader=reader, faces=faces,
-                        text_matcher=S.load_text_matcher(settings), store=store,
+                        text_matcher=load_text_matcher(settings), store=store,
                         policy=DecisionPolicy.from_settings(settings), thresholds=Thresholds.from_settings(settings),
                         today=lambda: TODAY, settings=settings)
     return create_app(settings, store=store, pipeline=pipeline)

@@ -14,7 +14,8 @@ import pytest
 from docauth.config import Settings
 from docauth.imageio import encode_jpeg, encode_png
 from docauth.pipeline import DecisionPolicy, Pipeline, Thresholds
-from docauth.pipeline import stages as S
+from docauth.pipeline.faces import FaceStage
+from docauth.pipeline.loaders import load_text_matcher
 from docauth.service.app import create_app
 from pipeline_support import (ASTRONAUT_PERSON, FieldsReader, RuleClassifier, astronaut_portrait, document_of,
                               serve_in_thread)
@@ -49,13 +50,13 @@ def site(tmp_path_factory):
     settings = Settings.load(environ={}, data_dir=tmp_path_factory.mktemp("review"))
     store = Store.from_settings(settings)
     store.upgrade()
-    faces = S.FaceStage.load()
+    faces = FaceStage.load()
     reader = FieldsReader()
     reader.next_fields = {k: ASTRONAUT_PERSON[k] for k in ("surname", "given_names", "date_of_birth",
                                                            "document_number", "nationality", "sex")}
     reader.next_fields["expiry_date"] = "2031-05-02"
     pipeline = Pipeline(classifier=RuleClassifier(), reader=reader, faces=faces,
-                        text_matcher=S.load_text_matcher(settings), store=store,
+                        text_matcher=load_text_matcher(settings), store=store,
                         policy=DecisionPolicy.from_settings(settings), thresholds=Thresholds.from_settings(settings))
     _, key = store.create_api_key("clerk")
     import skimage.data
@@ -182,8 +183,8 @@ def desk_site(tmp_path_factory):
     settings = Settings.load(environ={}, data_dir=tmp_path_factory.mktemp("desk"))
     store = Store.from_settings(settings)
     store.upgrade()
-    pipeline = Pipeline(classifier=RuleClassifier(), reader=DocumentReader.load(), faces=S.FaceStage.load(),
-                        text_matcher=S.load_text_matcher(settings), store=store,
+    pipeline = Pipeline(classifier=RuleClassifier(), reader=DocumentReader.load(), faces=FaceStage.load(),
+                        text_matcher=load_text_matcher(settings), store=store,
                         policy=DecisionPolicy.from_settings(settings), thresholds=Thresholds.from_settings(settings))
     _, key = store.create_api_key("clerk-desk")
     app = create_app(settings, store=store, pipeline=pipeline)

@@ -61,7 +61,7 @@ def test_models_match_the_migrations_and_downgrade_works(store):
     from alembic.migration import MigrationContext
     from sqlalchemy import inspect
 
-    from docauth.store.db import alembic_config
+    from docauth.store.schema import alembic_config
     from docauth.store.models import Base
 
     with store.engine.connect() as conn:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from docauth.errors import Unavailable
+from docauth.store import schema
 from docauth.store.db import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,15 +39,13 @@ def test_an_empty_file_left_by_an_older_version_is_made_whole(tmp_path):
 
 
 def test_a_failed_migration_leaves_no_file_behind(tmp_path, monkeypatch):
-    real_migrate = Store._migrate
+    real_migrate = schema.migrate
 
-    def migrate_then_fail(self, revision, *, close=False):  # an injected fault: the disk fills mid-way
-        real_migrate(self, revision, close=False)
-        if close:
-            self.close()
+    def migrate_then_fail(engine, revision):  # an injected fault: the disk fills mid-way
+        real_migrate(engine, revision)
         raise Unavailable("disk full")
 
-    monkeypatch.setattr(Store, "_migrate", migrate_then_fail)
+    monkeypatch.setattr(schema, "migrate", migrate_then_fail)
     folder = tmp_path / "data"
     with pytest.raises(Unavailable, match="disk full"):
         Store(_url(folder)).ensure_schema()

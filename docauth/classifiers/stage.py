@@ -165,6 +165,13 @@ class DocumentClassifier:
             return []
         return self.postprocess(*self.predict(self.preprocess(images)), sizes=image_sizes(images))
 
+    def models(self) -> list:
+        """The runtime models it runs: the document model, then the side model."""
+        return [self.document_model, self.side_model]
+
+    def describe(self) -> dict:
+        return {}  # nothing beyond its models
+
     def probabilities(self, model, batch: np.ndarray) -> np.ndarray:
         """Probabilities averaged over ``rotations`` quarter turns of each image (one model call per chunk).
 

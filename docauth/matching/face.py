@@ -45,8 +45,9 @@ _import_lock = threading.Lock()
 _fr_module = None
 
 
-def _fr():
-    """The ``face_recognition`` module, imported once, on first use."""
+def load_dlib():
+    """The ``face_recognition`` module (dlib and its model files), imported once, on first use: importing
+    it takes about a second, so it is deferred on purpose until a face is needed."""
     global _fr_module
     if _fr_module is None:
         with _import_lock:
@@ -101,7 +102,7 @@ def face_locations(image: np.ndarray, upsample: int = 0, long_side: int = DETECT
     h, w = image.shape[:2]
     scale = min(1.0, long_side / max(h, w))
     small = _resize(image, scale) if scale < 1.0 else image
-    raw = _fr().face_locations(small, number_of_times_to_upsample=upsample, model="hog")
+    raw = load_dlib().face_locations(small, number_of_times_to_upsample=upsample, model="hog")
     boxes = []
     for top, right, bottom, left in raw:
         box = (
@@ -123,7 +124,7 @@ def face_encodings(image: np.ndarray, locations: list[Box] | None = None, num_ji
         locations = face_locations(image)
     if not locations:
         return []
-    raw = _fr().face_encodings(image, known_face_locations=list(locations), num_jitters=num_jitters, model="small")
+    raw = load_dlib().face_encodings(image, known_face_locations=list(locations), num_jitters=num_jitters, model="small")
     return [np.asarray(e, dtype=np.float64) for e in raw]
 
 

@@ -159,6 +159,11 @@ class DocumentReader:
         if self.tesseract is not None:
             self.tesseract.warmup()
 
+    def models(self) -> list:
+        """The runtime models the pipeline reports and meters for this stage: the outline model (when one is
+        loaded) and the MRZ line recogniser."""
+        return [m for m in (self.outline_model, self.mrz_reader.model) if m is not None]
+
     # -- stages ------------------------------------------------------------
     def preprocess(self, image: np.ndarray, timings: dict | None = None, *, side: str | None = None
                    ) -> tuple[DocumentView, np.ndarray, MRZRead | None]:

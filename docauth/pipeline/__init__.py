@@ -10,6 +10,4 @@ from docauth.pipeline.pipeline import Pipeline, Thresholds
 from docauth.pipeline.policy import REASONS, DecisionPolicy
 from docauth.pipeline.result import CheckResult, Reason, StageRecord
 
-Checker = Pipeline  # the name the issue uses
-
-__all__ = ["Checker", "CheckResult", "DecisionPolicy", "Pipeline", "REASONS", "Reason", "StageRecord", "Thresholds"]
+__all__ = ["CheckResult", "DecisionPolicy", "Pipeline", "REASONS", "Reason", "StageRecord", "Thresholds"]

@@ -9,6 +9,7 @@ exist is the caller's error (404), as it is for the form's ``person_id``.
 from __future__ import annotations
 
 from docauth.errors import InputError, NotFound
+from docauth.store.values import person_values  # the store's own rules: text, no NUL, at most 128 characters
 
 
 def claimed_person_id(store, claimed: dict | None) -> int | None:
@@ -46,8 +47,6 @@ def _person_by_id(store, raw):
 
 
 def _reference(raw) -> str:
-    from docauth.store.db import person_values  # the store's own rules: text, no NUL, at most 128 characters
-
     if not isinstance(raw, str):
         raise InputError("claimed external_ref must be text", code="invalid_claimed")
     return person_values({"external_ref": raw}, partial=True)["external_ref"]

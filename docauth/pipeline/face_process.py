@@ -1,12 +1,9 @@
 """The face stage in a child process, for realtime checks.
 
 Why a process: dlib's face encoder (the shape predictor and ResNet behind
-``face_recognition.face_encodings``) holds Python's GIL for its whole call.
-Measured here, a pure-Python loop that takes 123 ms alone took 4,989 ms beside
-a thread encoding faces without pause, and OCR 790 ms instead of 354 ms. In a
-child process the portrait search and OCR run truly side by side: measured in
-turn on the kiosk photos, the median check is 12 % faster, the slowest 5 % are
-about 5 % slower (their large images cross the pipe); docs/benchmarks.md.
+``face_recognition.face_encodings``) holds Python's GIL for its whole call, so
+in a thread it stalls OCR beside it. In a child process the portrait search and
+OCR run truly side by side (the measurements are in docs/benchmarks.md).
 
 The child is a fresh interpreter (``python -m docauth.pipeline.face_process``),
 not a fork (TensorFlow's threads do not survive one) and not a
@@ -35,11 +32,23 @@ from pathlib import Path
 
 import numpy as np
 
-from docauth import errors
+import docauth
 from docauth.errors import DocauthError, Unavailable
-from docauth.pipeline.stages import FaceStage
+from docauth.matching.face import face_distance
+from docauth.pipeline.faces import FaceStage
 
 _HEADER = struct.Struct(">Q")
+
+
+def _error_classes(cls: type[DocauthError]) -> dict[str, type[DocauthError]]:
+    out = {cls.__name__: cls}
+    for sub in cls.__subclasses__():
+        out.update(_error_classes(sub))
+    return out
+
+
+# The child names an error by its class; the parent raises the same class (any other name: DocauthError).
+_ERRORS = _error_classes(DocauthError)
 
 
 def _send(stream, obj) -> None:
@@ -107,8 +116,6 @@ class _Child:
             return
         # Logs and dlib's own messages go to the parent's stderr; stdout is the reply channel. The child finds
         # this docauth even when the parent imported it from a checkout rather than an installed package.
-        import docauth
-
         env = dict(os.environ)
         source_root = str(Path(docauth.__file__).resolve().parent.parent)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (source_root, env.get("PYTHONPATH", "")) if p)
@@ -152,13 +159,11 @@ class _Child:
 
 
 class FaceProcessStage:
-    """The :class:`~docauth.pipeline.stages.FaceStage` interface with dlib's work in child processes, each
+    """The :class:`~docauth.pipeline.faces.FaceStage` interface with dlib's work in child processes, each
     serving one call at a time (as dlib needs); ``children`` calls run at once. Distances are plain numpy
     and stay here."""
 
     def __init__(self, children: int = 2):
-        from docauth.matching.face import face_distance
-
         self._distance = face_distance
         self._children = [_Child() for _ in range(max(1, children))]
         self._idle: queue.SimpleQueue = queue.SimpleQueue()
@@ -184,10 +189,7 @@ class FaceProcessStage:
             self._idle.put(child)
         if reply[0] == "error":
             _tag, kind, code, message, details = reply
-            error = getattr(errors, kind, None)
-            if not (isinstance(error, type) and issubclass(error, DocauthError)):
-                error = DocauthError
-            raise error(message, code=code, details=details)
+            raise _ERRORS.get(kind, DocauthError)(message, code=code, details=details)
         return reply[1]
 
     def encode(self, image: np.ndarray, *, upsampled: bool = True, large: bool = True):

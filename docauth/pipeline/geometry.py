@@ -9,7 +9,10 @@ the OCR stage read and the desk shows. Numbers only: the image itself never ente
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
+
+from docauth.pipeline.contracts import DocumentRead
 
 
 def _box(values) -> list[int] | None:
@@ -27,8 +30,6 @@ def _clipped(box: list[float], width: int, height: int) -> list[int] | None:
 
 def photo_to_document(corners, width: int, height: int) -> np.ndarray:
     """The homography from photo pixels to the upright document's pixels (corners: TL, TR, BR, BL)."""
-    import cv2
-
     src = np.asarray(corners, np.float32).reshape(4, 2)
     dst = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
     return cv2.getPerspectiveTransform(src, dst)
@@ -36,8 +37,6 @@ def photo_to_document(corners, width: int, height: int) -> np.ndarray:
 
 def _face_box(face: dict, corners, width: int, height: int) -> list[int] | None:
     """The portrait's box on the document, from the face stage's box on whatever it searched last."""
-    import cv2
-
     box = face.get("box") if isinstance(face, dict) else None
     if not box or len(box) != 4:
         return None
@@ -56,23 +55,22 @@ def _face_box(face: dict, corners, width: int, height: int) -> list[int] | None:
     return _clipped([float(x0), float(y0), float(x1), float(y1)], width, height)
 
 
-def document_geometry(ocr, face: dict | None = None) -> dict | None:
+def document_geometry(ocr: DocumentRead, face: dict | None = None) -> dict | None:
     """Boxes on the rectified document, or None when OCR made none."""
-    view = getattr(ocr, "document", None)
-    rectified = getattr(view, "rectified", None) if view is not None else None
+    view = ocr.document
+    rectified = view.rectified if view is not None else None
     if not isinstance(rectified, np.ndarray) or not rectified.size:
         return None
     height, width = (int(v) for v in rectified.shape[:2])
     out: dict = {"width": width, "height": height, "mrz": None, "face": None, "fields": {}}
-    mrz = getattr(ocr, "mrz", None)
-    top = getattr(mrz, "zone_top", None) if mrz is not None else None
+    top = ocr.mrz.zone_top if ocr.mrz is not None else None
     if top is not None and 0.0 <= float(top) < 1.0:
         # The zone runs across the document's width from where the reader found its top to the bottom edge.
         out["mrz"] = _box([0, float(top) * height, width, height])
-    for name, read in (getattr(ocr, "printed", None) or {}).items():
+    for name, read in (ocr.printed or {}).items():
         box = _box(read.get("box")) if isinstance(read, dict) else None
         if box is not None:
             out["fields"][name] = _clipped(box, width, height)
     if face:
-        out["face"] = _face_box(face, getattr(view, "corners", None), width, height)
+        out["face"] = _face_box(face, view.corners, width, height)
     return out

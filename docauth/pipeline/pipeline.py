@@ -4,12 +4,11 @@
     result = pipeline.check(image, person_id="...")   # or claimed={"surname": ..., ...}
     result.decision, result.reason_codes, result.export()
 
-Each stage is a plain callable held as an attribute, so tests (and deployments)
-build a ``Pipeline`` from any mix of real stages, a temporary store, or another
-classifier. The reader is called as ``reader(image, side=..., on_rectified=...)``
-(the side classifier's answer; a callback taking the upright document as soon as
-it exists) and returns an OCR result like :class:`docauth.ocr.OCRResult`. The pipeline never decides HTTP status codes and never logs
-personal data.
+Each stage is an object held as an attribute and written to a contract of
+:mod:`docauth.pipeline.contracts`, so tests (and deployments) build a ``Pipeline``
+from any mix of real stages, a temporary store, or another classifier.
+:meth:`Pipeline.forward` is the check, top to bottom. The pipeline never decides
+HTTP status codes and never logs personal data.
 """
 
 from __future__ import annotations
@@ -17,21 +16,37 @@ from __future__ import annotations
 import datetime as dt
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
-from docauth.config import DEFAULT_DOCUMENT_THRESHOLD, DEFAULT_DUPLICATE_FACE_THRESHOLD, DEFAULT_FACE_THRESHOLD
+from docauth.config import (
+    DEFAULT_DOCUMENT_THRESHOLD,
+    DEFAULT_DUPLICATE_FACE_THRESHOLD,
+    DEFAULT_FACE_THRESHOLD,
+    Settings,
+)
 from docauth.dates import parse_date
 from docauth.errors import DocauthError, InputError, InvalidImage, NotFound
-from docauth.pipeline import stages as S
+from docauth.pipeline import loaders, quality
+from docauth.pipeline.batching import batched, model_batchers
 from docauth.pipeline.claims import claimed_person_id
-from docauth.pipeline import quality
+from docauth.pipeline.contracts import Classification, Classifier, DocumentRead, Faces, Reader, TextMatcher
+from docauth.pipeline.describe import describe_stages
+from docauth.pipeline.face_process import FaceProcessStage
+from docauth.pipeline.faces import FaceStage
 from docauth.pipeline.geometry import document_geometry
+from docauth.pipeline.ocr_summary import OCRSummary, ocr_summary, rectified
+from docauth.pipeline.persons import normalise_person
 from docauth.pipeline.policy import REASONS, DecisionPolicy
-from docauth.pipeline.result import CheckResult, StageRecord, jsonable
-from docauth.pipeline.side import SideEvidence, decide_side, sided
+from docauth.pipeline.result import CheckResult, StageRecord, classification_output, jsonable
+from docauth.pipeline.side import SideEvidence, SidedClassification, decide_side, sided
+from docauth.pipeline.store_access import build_face_index, face_templates, get_person, search_index, store_version
+from docauth.pipeline.text_reasons import text_summary
+from docauth.pipeline.warmup import warmup_image
+from docauth.store import Store
 
 # Sides that carry a machine-readable zone (TD1 cards print it on the back; passports on the data page).
 MRZ_SIDES = {"back", "open"}
@@ -49,7 +64,7 @@ class Thresholds:
     duplicate_face: float = DEFAULT_DUPLICATE_FACE_THRESHOLD
 
     @classmethod
-    def from_settings(cls, settings) -> "Thresholds":
+    def from_settings(cls, settings: Settings) -> "Thresholds":
         return cls(
             document=settings.document_threshold,
             face=settings.face_threshold,
@@ -63,16 +78,16 @@ class Pipeline:
     def __init__(
         self,
         *,
-        classifier: Callable[[list[np.ndarray]], list[Any]],
-        reader: Callable[[np.ndarray], Any] | None,
-        faces: Any,  # S.FaceStage, or the same interface in a child process (face_process.FaceProcessStage)
-        text_matcher: Callable[..., Any] | None,
-        store: Any = None,
+        classifier: Classifier,
+        reader: Reader | None,
+        faces: Faces | None,
+        text_matcher: TextMatcher | None,
+        store: Store | None = None,
         policy: DecisionPolicy | None = None,
         thresholds: Thresholds | None = None,
         today: Callable[[], dt.date] = dt.date.today,
-        settings: Any = None,
-        capture_quality: Callable[..., Any] | None = None,
+        settings: Settings | None = None,
+        capture_quality: Callable[..., quality.CaptureQuality] | None = None,
     ):
         self.classifier = classifier
         # Capture quality (docauth.pipeline.quality.measure, or the same call): None measures nothing.
@@ -90,36 +105,33 @@ class Pipeline:
         self._face_index_version = None
         # Concurrent face search pays off for one request at a time (realtime); under load
         # (throughput, batch) the request threads already fill the cores.
-        self.parallel_face = getattr(settings, "mode", "realtime") == "realtime"
-        self._pool = None
-        self._tail_pool = None
+        self.parallel_face = settings is None or settings.mode == "realtime"
+        self._pool: ThreadPoolExecutor | None = None
+        self._tail_pool: ThreadPoolExecutor | None = None
 
     # -- construction --------------------------------------------------------------------
     @classmethod
-    def load(cls, settings=None, *, store=None, classifier=None, reader=None, faces=None,
-             text_matcher=None, batcher_config=None) -> "Pipeline":
+    def load(cls, settings: Settings | None = None, *, store: Store | None = None,
+             classifier: Classifier | None = None, reader: Reader | None = None, faces: Faces | None = None,
+             text_matcher: TextMatcher | None = None, batcher_config=None) -> "Pipeline":
         """Load every stage once. Pass any stage (or a store) to use it instead of the default."""
-        from docauth.config import Settings
-
         settings = settings or Settings.load()
         if classifier is None:
-            classifier = S.load_classifier(settings)
-            if settings.mode == "throughput" and not S.model_batchers(classifier):
+            classifier = loaders.load_classifier(settings)
+            if settings.mode == "throughput" and not model_batchers(classifier):
                 # The runtime batches in throughput mode; this covers a backend that does not.
-                classifier = S.batched(classifier, settings, batcher_config)
+                classifier = batched(classifier, settings, batcher_config)
         if reader is None:
-            reader = S.load_reader(settings)
+            reader = loaders.load_reader(settings)
         if faces is None:
             if settings.mode == "realtime" and settings.face_process:
-                from docauth.pipeline.face_process import FaceProcessStage
-
                 faces = FaceProcessStage.load(settings)
             else:
-                faces = S.FaceStage.load(settings)
+                faces = FaceStage.load(settings)
         if text_matcher is None:
-            text_matcher = S.load_text_matcher(settings)
+            text_matcher = loaders.load_text_matcher(settings)
         if store is None:
-            store = S.open_store(settings)
+            store = loaders.open_store(settings)
         return cls(
             classifier=classifier, reader=reader, faces=faces, text_matcher=text_matcher, store=store,
             policy=DecisionPolicy.from_settings(settings), thresholds=Thresholds.from_settings(settings),
@@ -129,14 +141,13 @@ class Pipeline:
     def warmup(self) -> dict[str, float]:
         """Run every stage once on a synthetic image so the first real request pays no start-up cost."""
         timings = {}
-        image = S.warmup_image()
+        image = warmup_image()
         start = time.perf_counter()
         self.classifier([image])
         timings["classify"] = (time.perf_counter() - start) * 1000
         if self.reader is not None:
             start = time.perf_counter()
-            if hasattr(self.reader, "warmup"):
-                self.reader.warmup()  # a stage may load lazily (Tesseract's languages)
+            self.reader.warmup()  # a stage may load lazily (Tesseract's languages)
             try:
                 self.reader(image)
             except DocauthError:
@@ -152,17 +163,17 @@ class Pipeline:
 
     def describe(self) -> dict:
         """Backends, modes and model versions, for /v1/runtime and result trees."""
-        return jsonable(S.describe_stages(self))
+        return jsonable(describe_stages(self.classifier, self.reader, self.faces))
 
     # -- single stages (the service's /v1/classify and /v1/ocr) ---------------------------
-    def classify(self, images: Sequence[np.ndarray]) -> list[Any]:
+    def classify(self, images: Sequence[np.ndarray]) -> list[SidedClassification]:
         """Document or not and the side, decided as the check decides it (docauth.pipeline.side): the side
         model, and for each document the MRZ the reader finds first on it (when the reader has one)."""
         images = list(images)
-        mrz_reader = getattr(self.reader, "mrz_reader", None)
+        mrz_reader = self.reader.mrz_reader if self.reader is not None else None
         return [sided(c, image, mrz_reader) for c, image in zip(self.classifier(images), images)]
 
-    def read(self, image: np.ndarray) -> Any:
+    def read(self, image: np.ndarray):
         if self.reader is None:
             raise DocauthError("the OCR stage is not available", code="stage_unavailable")
         return self.reader(image)
@@ -188,7 +199,7 @@ class Pipeline:
                                  claimed_person_id=named_id)
             result.timings_ms["classify"] = classify_ms
             t0 = time.perf_counter()
-            self._run(result, image, cls_out, pid, person)
+            self.forward(result, image, cls_out, pid, person)
             self.policy.apply(result)
             result.timings_ms["total"] = round(classify_ms + (time.perf_counter() - t0) * 1000.0, 2)
             results.append(result)
@@ -198,31 +209,26 @@ class Pipeline:
         if person_id is not None:
             if self.store is None:
                 raise DocauthError("no person store is configured", code="store_unavailable")
-            person = S.get_person(self.store, person_id)
+            person = get_person(self.store, person_id)
             if person is None:
                 raise NotFound(f"no person with id {person_id!r}", code="person_not_found")
             return person
         if claimed is not None:
             if not isinstance(claimed, dict):
                 raise InputError("claimed must be a JSON object of fields", code="invalid_claimed")
-            return S.normalise_person(claimed)
+            return normalise_person(claimed)
         return None
 
-    def _run(self, result: CheckResult, image, cls_out, person_id, person) -> None:
-        side = self._classified(result, cls_out)
+    def forward(self, result: CheckResult, image: np.ndarray, classification: Classification, person_id,
+                person: dict | None) -> None:
+        """The check of one image after its classification, top to bottom: each step writes its stage record
+        and reasons into ``result``."""
+        side = self._classified(result, classification)
         if side is False:
             # Not a document: nothing else runs. A photo too blurred, dark or small to tell is asked for again.
             self._judge_capture(result, image, None, only=NOT_A_DOCUMENT_RETAKE)
             return
-        wants_face = self.faces is not None and (side is None or side in FACE_SIDES)
-        search = None
-        if wants_face and self.parallel_face:
-            # Latency (realtime): the portrait is searched while OCR runs, on the other core. First on the
-            # photo as taken (quick sizes only); when that finds none, on the upright rectified document as
-            # soon as OCR has made it (a turned or small portrait), beside the printed-field reading.
-            concurrent_tail = getattr(self.faces, "concurrent_calls", 1) > 1
-            search = _PortraitSearch(self._face_pool(), self._encode_timed, image,
-                                     tail_pool=self._face_tail_pool() if concurrent_tail else None)
+        search = self._start_portrait_search(image, side)
         ocr, read = self._read_document(result, image, side, search.rectified_ready if search else None)
         self._judge_capture(result, image, ocr)
         side = self._side_from_mrz(result, side, read)
@@ -230,14 +236,24 @@ class Pipeline:
         if ocr is not None:
             face = result.stages.get("face")
             result.geometry = document_geometry(ocr, face.output if face is not None else None)
-            result.rectified = S.rectified(ocr)
-        self._match_text(result, read.get("fields", {}), person, person_id, read.get("verified", set()),
-                         read.get("unsure", set()))
+            result.rectified = rectified(ocr)
+        self._match_text(result, read.fields, person, person_id, read.verified, read.unsure)
+
+    def _start_portrait_search(self, image: np.ndarray, side: str | None) -> "_PortraitSearch | None":
+        """Latency (realtime): the portrait is searched while OCR runs, on the other core. First on the photo
+        as taken (quick sizes only); when that finds none, on the upright rectified document as soon as OCR
+        has made it (a turned or small portrait), beside the printed-field reading."""
+        wants_face = self.faces is not None and (side is None or side in FACE_SIDES)
+        if not (wants_face and self.parallel_face):
+            return None
+        concurrent_tail = self.faces.concurrent_calls > 1
+        return _PortraitSearch(self._face_pool(), self._encode_timed, image,
+                               tail_pool=self._face_tail_pool() if concurrent_tail else None)
 
     # 1-2. document or not, and which side
-    def _classified(self, result: CheckResult, cls_out):
+    def _classified(self, result: CheckResult, classification: Classification):
         """The side (None when the classifier gives none), or False when it is not a document."""
-        c = S.classification_dict(cls_out)
+        c = classification_output(classification)
         result.stages["classify"] = StageRecord(output=c)
         result.document = {"is_document": c["is_document"], "document_score": c["document_score"],
                            "side": c.get("side"), "side_scores": c.get("side_scores")}
@@ -251,11 +267,10 @@ class Pipeline:
         return c.get("side")
 
     @staticmethod
-    def _side_from_mrz(result: CheckResult, side, read: dict):
+    def _side_from_mrz(result: CheckResult, side, read: OCRSummary):
         """The side decided from the model's answer and the zone read (docauth.pipeline.side); the model's
         own answer stays beside it (``side_model``, and ``side_classified`` when the zone changed it)."""
-        evidence = SideEvidence(side, result.document.get("side_scores") or {}, read.get("kind"),
-                                bool(read.get("mrz_valid")))
+        evidence = SideEvidence(side, result.document.get("side_scores") or {}, read.kind, read.mrz_valid)
         decision = decide_side(evidence)
         result.document.update(side=decision.side, side_source=decision.source, side_model=decision.model_side)
         if decision.side != side:
@@ -267,7 +282,7 @@ class Pipeline:
         """(OCR result, its summary: fields, the fields a check digit confirms, MRZ kind and validity)."""
         if self.reader is None:
             result.skip("ocr", "OCR stage not configured")
-            return None, {}
+            return None, OCRSummary()
         ocr = None
         with result.timed("ocr"):
             try:
@@ -276,37 +291,38 @@ class Pipeline:
                 result.stages["ocr"] = StageRecord(status="failed", output=exc.export()["error"])
                 result.add_reason("stage_failed", "ocr", f"OCR failed: {exc.code}")
         if ocr is None:
-            return None, {}
-        read = S.ocr_summary(ocr)
-        result.stages["ocr"] = StageRecord(output=read["export"])
-        fields = read["fields"]
+            return None, OCRSummary()
+        read = ocr_summary(ocr)
+        result.stages["ocr"] = StageRecord(output=read.export)
+        fields = read.fields
         result.fields = fields
-        result.document["kind"] = read.get("kind")
-        result.scores["mrz"] = read.get("mrz_score")
-        if read["mrz_found"]:
-            if not read["mrz_valid"]:
+        result.document["kind"] = read.kind
+        result.scores["mrz"] = read.mrz_score
+        if read.mrz_found:
+            if not read.mrz_valid:
                 result.add_reason("mrz_invalid", "ocr", REASONS["mrz_invalid"])
         elif side in MRZ_SIDES:
             result.add_reason("mrz_not_found", "ocr", REASONS["mrz_not_found"])
-        if read.get("viz_mrz_mismatch"):
+        if read.viz_mrz_mismatch:
             result.add_reason("viz_mrz_mismatch", "ocr",
-                              REASONS["viz_mrz_mismatch"] + f" ({', '.join(read['viz_mrz_mismatch'])})")
+                              REASONS["viz_mrz_mismatch"] + f" ({', '.join(read.viz_mrz_mismatch)})")
         expiry = parse_date(fields.get("expiry_date"), kind="expiry")
         if expiry is not None and expiry < self.today():
             result.add_reason("expired", "ocr", REASONS["expired"])
         return ocr, read
 
     # 3b. is the capture good enough to judge (else: ask for a new photo)
-    def _judge_capture(self, result: CheckResult, image, ocr, only=quality.QUALITY_REASONS) -> None:
+    def _judge_capture(self, result: CheckResult, image, ocr: DocumentRead | None,
+                       only=quality.QUALITY_REASONS) -> None:
         """Capture quality on the located, rectified document (the whole photo when OCR did not run);
         ``only`` these reasons are given."""
         if self.capture_quality is None:
             return
-        view = getattr(ocr, "document", None)
+        view = ocr.document if ocr is not None else None
         with result.timed("quality"):
             if view is not None:
                 judged = self.capture_quality(image, corners=view.corners, found=bool(view.found),
-                                              rectified=S.rectified(ocr))
+                                              rectified=rectified(ocr))
             else:
                 judged = self.capture_quality(image)
         result.stages["quality"] = StageRecord(output=judged.export())
@@ -328,7 +344,7 @@ class Pipeline:
                 result.add_reason("face_not_checked", "face", REASONS["face_not_checked"])
             return
         try:
-            encoding, face_info = self._find_face(result, image, S.rectified(ocr) if ocr is not None else None,
+            encoding, face_info = self._find_face(result, image, rectified(ocr) if ocr is not None else None,
                                                   search)
         except DocauthError as exc:  # e.g. the face process died: this check gets no face decision
             result.stages["face"] = StageRecord(status="failed", output=exc.export()["error"])
@@ -339,7 +355,7 @@ class Pipeline:
         if encoding is None:
             result.add_reason("face_not_found", "face", REASONS["face_not_found"])
         elif person_id is not None:
-            templates = S.face_templates(self.store, person_id)
+            templates = face_templates(self.store, person_id)
             if len(templates) == 0:
                 face_out["compared"] = 0
                 result.add_reason("face_not_checked", "face", REASONS["face_not_checked"])
@@ -401,28 +417,25 @@ class Pipeline:
             return
         with result.timed("text"):
             match = self.text_matcher(fields, person, today=self.today())
-        out, mismatches = S.text_summary(match, verified, unsure)
+        out, mismatches = text_summary(match, verified, unsure)
         result.stages["text"] = StageRecord(output=out)
         result.scores["text"] = out.get("score")
         for code in mismatches:
             result.add_reason(code, "text", REASONS.get(code, code.replace("_", " ")))
 
-    def _face_pool(self):
-        return self._lazy_pool("_pool", 2, "docauth-face")
+    def _face_pool(self) -> ThreadPoolExecutor:
+        with self._index_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="docauth-face")
+            return self._pool
 
-    def _face_tail_pool(self):
+    def _face_tail_pool(self) -> ThreadPoolExecutor:
         """One thread for the second of a hard photo's last two portrait searches (never waits on the face
         pool, so it cannot deadlock with it)."""
-        return self._lazy_pool("_tail_pool", 1, "docauth-face-tail")
-
-    def _lazy_pool(self, attribute: str, workers: int, name: str):
-        if getattr(self, attribute) is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with self._index_lock:
-                if getattr(self, attribute) is None:
-                    setattr(self, attribute, ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name))
-        return getattr(self, attribute)
+        with self._index_lock:
+            if self._tail_pool is None:
+                self._tail_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docauth-face-tail")
+            return self._tail_pool
 
     def _encode_timed(self, image, *, upsampled: bool = True, large: bool = True):
         start = time.perf_counter()
@@ -432,15 +445,15 @@ class Pipeline:
     # -- 1:N -------------------------------------------------------------------------------
     def _index(self):
         with self._index_lock:
-            version = S.store_version(self.store)
+            version = store_version(self.store)
             if self._face_index is None or version != self._face_index_version:
-                self._face_index = S.build_face_index(self.store)
+                self._face_index = build_face_index(self.store)
                 self._face_index_version = version
             return self._face_index
 
     def _duplicates(self, encoding, exclude) -> list[dict]:
         index = self._index()
-        return S.search_index(index, encoding, self.thresholds.duplicate_face, exclude=exclude)
+        return search_index(index, encoding, self.thresholds.duplicate_face, exclude=exclude)
 
     # -- enrolment (the service's POST /v1/persons) ----------------------------------------
     def encode_photo(self, image: np.ndarray) -> np.ndarray:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from docauth.config import Settings
 from docauth.pipeline.quality import QUALITY_REASONS
 from docauth.pipeline.result import ACCEPT, REJECT, RETAKE, REVIEW, CheckResult, Reason
 
@@ -69,8 +70,8 @@ class DecisionPolicy:
         object.__setattr__(self, "reject", frozenset(reject if reject is not None else DEFAULT_REJECT.split(",")))
 
     @classmethod
-    def from_settings(cls, settings) -> "DecisionPolicy":
-        raw = getattr(settings, "reject_reasons", None) or DEFAULT_REJECT
+    def from_settings(cls, settings: Settings) -> "DecisionPolicy":
+        raw = settings.reject_reasons or DEFAULT_REJECT
         return cls({code.strip() for code in raw.split(",") if code.strip()})
 
     def severity(self, code: str) -> str:

@@ -11,14 +11,16 @@ scanner only serialise :meth:`CheckResult.export`.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from docauth.pipeline.contracts import Classification
 from docauth.pipeline.scores import normalise
 
 ACCEPT, REVIEW, REJECT, RETAKE = "accept", "review", "reject", "retake"
@@ -26,6 +28,13 @@ ACCEPT, REVIEW, REJECT, RETAKE = "accept", "review", "reject", "retake"
 #: for a new photo) comes last because a verdict drawn from a capture that could not be seen well is not
 #: trusted, a rejection included.
 DECISIONS = (ACCEPT, REVIEW, REJECT, RETAKE)
+
+
+@runtime_checkable
+class Exportable(Protocol):
+    """A stage's answer that says how it exports itself (every result object of docauth does)."""
+
+    def export(self) -> dict: ...
 
 
 def jsonable(value: Any) -> Any:
@@ -51,12 +60,20 @@ def jsonable(value: Any) -> Any:
         if value.ndim >= 2 and value.size > 64:
             return {"shape": list(value.shape)}  # images and embeddings stay out of results
         return jsonable(value.tolist())
-    export = getattr(value, "export", None)
-    if callable(export):
-        return jsonable(export())
-    if hasattr(value, "isoformat"):
+    if isinstance(value, Exportable):
+        return jsonable(value.export())
+    if isinstance(value, (dt.date, dt.time)):
         return value.isoformat()
     return str(value)
+
+
+def classification_output(c: Classification) -> dict:
+    """A classifier's answer as the result tree and ``/v1/classify`` show it: its export, with its four
+    values unrounded."""
+    out = jsonable(c.export())
+    out.update(is_document=bool(c.is_document), document_score=float(c.document_score or 0.0),
+               side=jsonable(c.side), side_scores=jsonable(c.side_scores))
+    return out
 
 
 @dataclass(frozen=True)

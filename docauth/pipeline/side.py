@@ -21,9 +21,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
+import cv2
 import numpy as np
+
+from docauth.classifiers.stage import Classification as ClassifierAnswer
+from docauth.ocr.reader import SIDES_WITHOUT_MRZ
+from docauth.pipeline.contracts import Classification, ZoneReader
 
 # MRZ formats printed on one face only, and that face.
 SIDE_OF_MRZ = {"TD1": "back", "TD3": "open", "MRVA": "front", "MRVB": "front"}
@@ -77,19 +81,13 @@ class SidedClassification:
 
     def export(self) -> dict:
         """The classifier's export (the decided side in it) and the evidence behind the side."""
-        from docauth.classifiers.stage import Classification
-
-        base = Classification(self.is_document, self.document_score, self.side, self.side_scores).export()
+        base = ClassifierAnswer(self.is_document, self.document_score, self.side, self.side_scores).export()
         return {**base, "side_model": self.side_model, "side_source": self.side_source, "mrz_kind": self.mrz_kind}
 
 
-def zone_evidence(mrz_reader: Any, image: np.ndarray, model_side: str | None) -> tuple[str | None, bool]:
+def zone_evidence(mrz_reader: ZoneReader, image: np.ndarray, model_side: str | None) -> tuple[str | None, bool]:
     """(format, valid) of the MRZ the reader finds first on ``image``, searched as the check's reader searches
     a photo of that side first (a front less thoroughly); (None, False) when none is read."""
-    import cv2
-
-    from docauth.ocr.reader import SIDES_WITHOUT_MRZ
-
     rgb = np.asarray(image)
     gray = rgb if rgb.ndim == 2 else cv2.cvtColor(np.ascontiguousarray(rgb[..., :3]), cv2.COLOR_RGB2GRAY)
     read = mrz_reader.read(gray, expected=model_side not in SIDES_WITHOUT_MRZ)
@@ -98,14 +96,13 @@ def zone_evidence(mrz_reader: Any, image: np.ndarray, model_side: str | None) ->
     return read.result.type, bool(read.result.valid)
 
 
-def sided(classification: Any, image: np.ndarray | None, mrz_reader: Any = None) -> SidedClassification:
-    """One classifier answer (``Classification`` or its dict) with the side decided from it and, for a
-    document when ``mrz_reader`` is given, the zone read on ``image``."""
-    c = classification if isinstance(classification, dict) else {
-        key: getattr(classification, key, None) for key in ("is_document", "document_score", "side", "side_scores")}
-    document = bool(c.get("is_document"))
-    scores = dict(c.get("side_scores") or {})
-    model_side = c.get("side") if document else None
+def sided(classification: Classification, image: np.ndarray | None,
+          mrz_reader: ZoneReader | None = None) -> SidedClassification:
+    """One classifier answer with the side decided from it and, for a document when ``mrz_reader`` is
+    given, the zone read on ``image``."""
+    document = bool(classification.is_document)
+    scores = dict(classification.side_scores or {})
+    model_side = classification.side if document else None
     kind, valid, ms = None, False, None
     if document and mrz_reader is not None and image is not None:
         start = time.perf_counter()
@@ -113,6 +110,6 @@ def sided(classification: Any, image: np.ndarray | None, mrz_reader: Any = None)
         ms = (time.perf_counter() - start) * 1000.0
     decision = decide_side(SideEvidence(model_side, scores, kind, valid))
     return SidedClassification(
-        is_document=document, document_score=float(c.get("document_score") or 0.0),
+        is_document=document, document_score=float(classification.document_score or 0.0),
         side=decision.side, side_scores=scores, side_model=decision.model_side, side_source=decision.source,
         mrz_kind=kind if valid else None, mrz_ms=ms)

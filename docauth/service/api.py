@@ -12,13 +12,14 @@ from flask import Response, current_app, g, request
 from docauth import __version__
 from docauth.errors import DocauthError, ImageTooLarge, InputError, NotFound, Unavailable
 from docauth.imageio import decode_image, declared_pixels
+from docauth.pipeline.result import classification_output, jsonable
 from docauth.service import schemas
 from docauth.service.params import json_value, row_id
 from docauth.service.registry import registry
 from docauth.service.state import state
 from docauth.store.checks import CheckResults
-from docauth.store.db import person_values
 from docauth.store.images import Images
+from docauth.store.values import person_values
 from docauth.store.reviews import Reviews
 
 PERSON_FORM_FIELDS = ("external_ref", "surname", "given_names", "date_of_birth", "nationality", "sex",
@@ -143,9 +144,7 @@ def classify():
     start = time.perf_counter()
     with svc.gate:
         results = pipeline.classify(_decode(blobs))
-    from docauth.pipeline.stages import classification_dict
-
-    return {"results": [classification_dict(r) for r in results], "timings_ms": {"classify": _ms(start)}}
+    return {"results": [classification_output(r) for r in results], "timings_ms": {"classify": _ms(start)}}
 
 
 @registry.route("/v1/ocr", "POST", summary="Locate, rectify and read a document (MRZ and printed fields)",
@@ -159,9 +158,7 @@ def ocr():
     with svc.gate:
         [image] = _decode([data])
         result = pipeline.read(image)
-    from docauth.pipeline.result import jsonable
-
-    return {"result": jsonable(result.export() if hasattr(result, "export") else result),
+    return {"result": jsonable(result.export()),
             "timings_ms": {"ocr": _ms(start)}}
 
 

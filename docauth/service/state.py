@@ -15,7 +15,7 @@ from flask import current_app
 from docauth.config import Settings
 from docauth.errors import DocauthError, Unavailable
 from docauth.pipeline import Pipeline
-from docauth.pipeline.stages import model_batchers
+from docauth.pipeline.batching import model_batchers
 from docauth.service.keys import KeyRing
 from docauth.service.metrics import Metrics
 from docauth.service.ratelimit import ConcurrencyGate, RateLimiter

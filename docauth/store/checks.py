@@ -20,9 +20,11 @@ import json
 from sqlalchemy import delete, select
 
 from docauth.errors import InputError, NotFound
-from docauth.store.db import _audit_json, _aware, _check_record, add_check_row
+from docauth.store.db import add_check_row
 from docauth.store.models import CheckResultRow, CheckRow, utcnow
 from docauth.store.records import CheckRecord
+from docauth.store.rows import aware, check_record
+from docauth.store.values import audit_json
 
 #: A kept result is text and numbers; one larger than this is kept without its per-stage details.
 MAX_RESULT_JSON_BYTES = 1024 * 1024
@@ -39,31 +41,31 @@ class CheckResults:
         verdict = str(verdict).strip()
         if not verdict or len(verdict) > 32:
             raise InputError("verdict must be a short code (1-32 characters)")
-        scores_json = _audit_json("scores", scores)
-        reasons_json = _audit_json("reasons", reasons)
+        scores_json = audit_json("scores", scores)
+        reasons_json = audit_json("reasons", reasons)
         kept = _bounded(result) if keep_days > 0 else None
         now = utcnow()
-        with self.store._transaction() as session:
+        with self.store.transaction() as session:
             row = add_check_row(session, verdict, scores_json, reasons_json, person_id, channel)
             session.execute(delete(CheckResultRow).where(CheckResultRow.expires_at < now))
             if kept is not None:
                 session.add(CheckResultRow(check_id=row.id, person_id=subject_id, created_at=now,
                                            expires_at=now + dt.timedelta(days=keep_days), result=kept))
                 session.flush()
-            return _check_record(row)
+            return check_record(row)
 
     def get(self, check_id: int) -> dict:
         """The kept result with ``check_id``, ``created_at`` and ``expires_at``; NotFound when the check is
         unknown (``check_not_found``) or its result is not kept, expired or erased (``check_result_gone``)."""
-        with self.store._transaction() as session:
+        with self.store.transaction() as session:
             kept = session.get(CheckResultRow, int(check_id))
-            if kept is None or _aware(kept.expires_at) < utcnow():
+            if kept is None or aware(kept.expires_at) < utcnow():
                 if session.scalar(select(CheckRow.id).where(CheckRow.id == int(check_id))) is None:
                     raise NotFound(f"no check with id {check_id}", code="check_not_found")
                 raise NotFound(f"the result of check {check_id} is no longer kept (expired, erased with the "
                                "person, or kept for 0 days)", code="check_result_gone")
-            return {**dict(kept.result), "check_id": kept.check_id, "created_at": _aware(kept.created_at).isoformat(),
-                    "expires_at": _aware(kept.expires_at).isoformat()}
+            return {**dict(kept.result), "check_id": kept.check_id, "created_at": aware(kept.created_at).isoformat(),
+                    "expires_at": aware(kept.expires_at).isoformat()}
 
 
 def _bounded(result: dict) -> dict:

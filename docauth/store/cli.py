@@ -104,7 +104,7 @@ def _encode_photos(paths: tuple[str, ...]):
 def persons_add(database_url, photos, allow_duplicate_face, as_json, **fields):
     """Enrol a person with their photos (each must show exactly one face)."""
     from docauth.config import Settings
-    from docauth.store.db import person_values
+    from docauth.store.values import person_values
     from docauth.store.index import FaceIndex
 
     person_values(fields, partial=False)  # field errors before the slow part

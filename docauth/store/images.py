@@ -20,8 +20,8 @@ import numpy as np
 from sqlalchemy import delete, select
 
 from docauth.errors import NotFound
-from docauth.store.db import _aware
 from docauth.store.models import StoredImageRow, utcnow
+from docauth.store.rows import aware
 
 CHECK_DOCUMENT, ENROLMENT_PHOTO = "check_document", "enrolment_photo"
 JPEG = "image/jpeg"
@@ -53,7 +53,7 @@ class Images:
                             keep_days: float) -> None:
         data = jpeg(rectified, DOCUMENT_LONG_SIDE)
         now = utcnow()
-        with self.store._transaction() as session:
+        with self.store.transaction() as session:
             session.execute(delete(StoredImageRow).where(StoredImageRow.expires_at < now))
             session.add(StoredImageRow(kind=CHECK_DOCUMENT, check_id=int(check_id), person_id=person_id,
                                        media_type=JPEG, data=data, created_at=now,
@@ -65,14 +65,14 @@ class Images:
                             "for a clerk)", "check_image_gone")
 
     def drop_check_document(self, check_id: int) -> int:
-        with self.store._transaction() as session:
+        with self.store.transaction() as session:
             gone = session.execute(delete(StoredImageRow).where(StoredImageRow.kind == CHECK_DOCUMENT,
                                                                 StoredImageRow.check_id == int(check_id)))
             return int(gone.rowcount or 0)
 
     def keep_enrolment_photo(self, person_id: int, photo: np.ndarray) -> None:
         data = jpeg(photo, PHOTO_LONG_SIDE)
-        with self.store._transaction() as session:
+        with self.store.transaction() as session:
             session.add(StoredImageRow(kind=ENROLMENT_PHOTO, person_id=int(person_id), media_type=JPEG, data=data,
                                        created_at=utcnow()))
 
@@ -81,10 +81,10 @@ class Images:
                             f"no enrolment photo is kept for person {person_id}", "photo_not_found")
 
     def _latest(self, where, kind: str, message: str, code: str) -> bytes:
-        with self.store._transaction() as session:
+        with self.store.transaction() as session:
             row = session.scalars(select(StoredImageRow).where(where, StoredImageRow.kind == kind)
                                   .order_by(StoredImageRow.id.desc()).limit(1)).first()
-            if row is None or (row.expires_at is not None and _aware(row.expires_at) < utcnow()):
+            if row is None or (row.expires_at is not None and aware(row.expires_at) < utcnow()):
                 raise NotFound(message, code=code)
             return bytes(row.data)
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from sqlalchemy import delete, exists, select
 
 from docauth.errors import InputError, NotFound
-from docauth.store.db import _aware
 from docauth.store.models import CheckResultRow, CheckReviewRow, CheckRow, StoredImageRow, utcnow
+from docauth.store.rows import aware
 
 #: accept / reject the check, or ask the customer for a new photo of the document (``retake``, the same word
 #: as the check's own decision).
@@ -32,7 +32,7 @@ class Reviews:
         """Checks waiting for a clerk, oldest first: decided ``review``, no decision yet, result still kept."""
         now = utcnow()
         reviewed = exists().where(CheckReviewRow.check_id == CheckRow.id)
-        with self.store._transaction() as session:
+        with self.store.transaction() as session:
             rows = session.execute(
                 select(CheckRow, CheckResultRow.expires_at)
                 .join(CheckResultRow, CheckResultRow.check_id == CheckRow.id)
@@ -41,15 +41,15 @@ class Reviews:
                 .limit(limit)
                 .offset(offset)
             ).all()
-            return [{"check_id": row.id, "created_at": _aware(row.created_at).isoformat(),
-                     "expires_at": _aware(expires).isoformat(), "person_id": row.person_id,
+            return [{"check_id": row.id, "created_at": aware(row.created_at).isoformat(),
+                     "expires_at": aware(expires).isoformat(), "person_id": row.person_id,
                      "reasons": list((row.reasons or {}).get("codes", []))} for row, expires in rows]
 
     def decide(self, check_id: int, decision: str, *, reviewer: str, api_key_id: int | None) -> dict:
         decision = ALIASES.get(decision, decision)
         if decision not in DECISIONS:
             raise InputError(f"decision must be one of {', '.join(DECISIONS)}", code="invalid_decision")
-        with self.store._transaction() as session:
+        with self.store.transaction() as session:
             if session.get(CheckRow, int(check_id)) is None:
                 raise NotFound(f"no check with id {check_id}", code="check_not_found")
             row = CheckReviewRow(check_id=int(check_id), decision=decision, reviewer=str(reviewer)[:100],
@@ -62,7 +62,7 @@ class Reviews:
             return _export(row)
 
     def history(self, check_id: int) -> list[dict]:
-        with self.store._transaction() as session:
+        with self.store.transaction() as session:
             rows = session.scalars(select(CheckReviewRow).where(CheckReviewRow.check_id == int(check_id))
                                    .order_by(CheckReviewRow.id))
             return [_export(r) for r in rows]
@@ -71,4 +71,4 @@ class Reviews:
 def _export(row: CheckReviewRow) -> dict:
     return {"id": row.id, "check_id": row.check_id, "decision": ALIASES.get(row.decision, row.decision),
             "reviewer": row.reviewer,
-            "api_key_id": row.api_key_id, "decided_at": _aware(row.created_at).isoformat()}
+            "api_key_id": row.api_key_id, "decided_at": aware(row.created_at).isoformat()}

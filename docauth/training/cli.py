@@ -19,7 +19,7 @@ from docauth.errors import DocauthError
 from docauth.progress import Progress
 from docauth.training.classifier_bench import format_report, run_classify_bench
 from docauth.training.face_threshold import calibrate, report_markdown, write_docs_section
-from docauth.pipeline import Pipeline, stages
+from docauth.pipeline import Pipeline, loaders
 from docauth.store.db import Store
 from docauth.training import real
 
@@ -65,7 +65,7 @@ def eval_real(generated_count, seed, models_dir, out, write_docs, verbose):
         try:
             store = Store(settings.resolved_database_url)
             store.upgrade()
-            reader = real.CapturingReader(stages.load_reader(settings))
+            reader = real.CapturingReader(loaders.load_reader(settings))
             pipeline = Pipeline.load(settings, store=store, reader=reader)
         except DocauthError as exc:
             click.echo(f"error: {exc.message}", err=True)

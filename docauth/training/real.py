@@ -126,13 +126,20 @@ class CapturingReader:
         self.reader = reader
         self.last = None
 
+    @property
+    def mrz_reader(self):
+        return self.reader.mrz_reader
+
     def __call__(self, image, **kwargs):
         self.last = None
         self.last = self.reader(image, **kwargs)
         return self.last
 
-    def __getattr__(self, name):
-        return getattr(self.reader, name)
+    def warmup(self) -> None:
+        self.reader.warmup()
+
+    def models(self) -> list:
+        return self.reader.models()
 
 
 def undeserved(case: Case, codes: list[str], today: dt.date) -> list[str]:

@@ -1,0 +1,120 @@
+"""What the pipeline calls on each stage, and what each stage returns: the contracts a stage is written to.
+
+The shipped stages (:mod:`docauth.classifiers`, :mod:`docauth.ocr`, :mod:`docauth.matching` through
+:mod:`docauth.pipeline.faces`, the person store) satisfy these, and so must any stage a deployment or a
+test puts in their place: the pipeline reads these attributes and calls these methods, and nothing else.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Callable, Protocol, Sequence
+
+import numpy as np
+
+from docauth.runtime import InferenceModel
+
+
+class Classification(Protocol):
+    """One image's answer from the classifier stage."""
+
+    is_document: bool
+    document_score: float  # probability of "document"
+    side: str | None  # front, back or open; None when not a document
+    side_scores: dict[str, float]
+
+    def export(self) -> dict: ...
+
+
+class Classifier(Protocol):
+    """Document or not, and which side: one answer per image, in order (a list is one model batch)."""
+
+    def __call__(self, images: Sequence[np.ndarray]) -> Sequence[Classification]: ...
+
+    def models(self) -> list[InferenceModel]:
+        """The runtime models it runs (for /v1/runtime and the batch metrics)."""
+        ...
+
+    def describe(self) -> dict:
+        """Anything about how it runs beyond its models (e.g. its own batching); {} when nothing."""
+        ...
+
+
+class MRZ(Protocol):
+    """The machine-readable zone as the reader read it."""
+
+    type: str | None  # TD1, TD2, TD3, MRVA, MRVB; None when the lines fit no format
+    lines: list[str]
+    valid: bool  # every check digit passes
+    score: float | None
+    fields: dict
+    zone_top: float | None  # where the zone starts on the rectified document (a fraction of its height)
+
+
+class DocumentView(Protocol):
+    corners: list  # the upright document's corners (TL, TR, BR, BL) in the photo
+    found: bool  # whether the document was located (else the corners are the photo's own)
+    rotation: int  # quarter-turns counter-clockwise the document had in the photo
+    rectified: np.ndarray | None  # the document cut out and turned upright; None when it was not located
+
+
+class DocumentRead(Protocol):
+    """What the reader returns for one image."""
+
+    document: DocumentView | None
+    mrz: MRZ | None  # None when no zone was found
+    fields: dict  # field -> value, each from the best source (check-digit-verified MRZ, or print)
+    consistency: dict  # field -> {"agree": bool, ...} where both print and MRZ were read
+    sources: dict | None  # field -> "mrz" or "printed"; None: the reader does not say
+    unsure: set  # fields taken from print that were not read surely
+    printed: dict  # field -> the printed read ({"value", "box", ...}); {} when print was not read
+
+    def export(self) -> dict: ...
+
+
+class ZoneReader(Protocol):
+    """The reader's MRZ finder, used alone to settle the side (``Pipeline.classify``)."""
+
+    def read(self, gray: np.ndarray, *, expected: bool = True): ...
+
+
+class Reader(Protocol):
+    """Locate, rectify and read one document image."""
+
+    mrz_reader: ZoneReader | None
+
+    def __call__(self, image: np.ndarray, *, side: str | None = None,
+                 on_rectified: Callable[[np.ndarray], None] | None = None) -> DocumentRead: ...
+
+    def warmup(self) -> None:
+        """Load now what the first call would otherwise load."""
+        ...
+
+    def models(self) -> list[InferenceModel]: ...
+
+
+class Faces(Protocol):
+    """Face encodings and distances (in process, :class:`~docauth.pipeline.faces.FaceStage`, or in a child
+    process, :class:`~docauth.pipeline.face_process.FaceProcessStage`)."""
+
+    @property
+    def concurrent_calls(self) -> int:
+        """How many ``encode`` calls it serves at once (1 in process: dlib is serialised)."""
+        ...
+
+    def encode(self, image: np.ndarray, *, upsampled: bool = True, large: bool = True
+               ) -> tuple[np.ndarray | None, dict]: ...
+
+    def encode_enrolment(self, image: np.ndarray) -> np.ndarray: ...
+
+    def distance(self, templates: np.ndarray, encoding: np.ndarray) -> np.ndarray: ...
+
+
+class TextMatch(Protocol):
+    def export(self) -> dict:
+        """``{"match": bool | None, "score": float, "reasons": ["field:why", ...], ...}``."""
+        ...
+
+
+class TextMatcher(Protocol):
+    def __call__(self, fields: dict, person: dict, *, today: dt.date) -> TextMatch: ...

@@ -1,0 +1,86 @@
+"""The face stage in process: the document portrait's encoding (dlib through
+:mod:`docauth.matching.face`) and its distances to enrolled templates."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from docauth.matching import face
+
+# dlib's detector and encoder (through face_recognition's module-level models) are not thread-safe: two
+# threads in them at once crash the process (SIGSEGV). Every call goes through this. The encoder also holds
+# the GIL for its whole call, which stalls every other thread (see docauth.pipeline.face_process).
+_DLIB_LOCK = threading.Lock()
+
+
+class FaceStage:
+    """Encode the document portrait (largest face) and measure distances to templates.
+
+    Calls into dlib are serialised by a process-wide lock (see ``_DLIB_LOCK``), so it serves one call at a
+    time. Realtime checks run this stage in child processes instead (:mod:`docauth.pipeline.face_process`).
+
+    A portrait covers a few percent of a document photo (less on a two-page
+    passport spread), so faces are searched on the matching stage's detection
+    copy upsampled once, and when that finds none, on a larger copy (up to
+    :data:`DOCUMENT_DETECTION_LONG_SIDE` pixels; ``encode(large=False)`` skips it).
+    """
+
+    DOCUMENT_DETECTION_LONG_SIDE = 1600
+
+    def __init__(self, encode_face, face_distance, face_locations=None, face_encodings=None):
+        self._encode_face = encode_face
+        self._distance = face_distance
+        self._locations = face_locations
+        self._encodings = face_encodings
+
+    @property
+    def concurrent_calls(self) -> int:
+        return 1
+
+    @classmethod
+    def load(cls, settings=None) -> "FaceStage":
+        stage = cls(face.encode_face, face.face_distance, face.face_locations, face.face_encodings)
+        face.load_dlib()  # dlib and its model files now, not on the first request
+        return stage
+
+    def encode(self, image: np.ndarray, *, upsampled: bool = True, large: bool = True
+               ) -> tuple[np.ndarray | None, dict]:
+        """(encoding or None, info). The two searches can be left out: ``upsampled`` (the detection copy
+        upsampled once, ~90 ms) when it already found nothing, ``large`` (the larger copy, ~200 ms)."""
+        with _DLIB_LOCK:
+            return self._encode(image, upsampled, large)
+
+    def _encode(self, image: np.ndarray, upsampled: bool, large: bool) -> tuple[np.ndarray | None, dict]:
+        if self._locations is None:
+            if not upsampled:
+                return None, {"n_faces": 0}  # this stage has one search only, and it found nothing
+            outcome = self._encode_face(image, allow_multiple=True)
+            info = {"n_faces": int(outcome.n_faces)}
+            if outcome.face is None:
+                return None, info
+            info["box"] = [int(v) for v in outcome.face.box]
+            return np.asarray(outcome.face.encoding, dtype=np.float64), info
+        # A portrait is a small part of a document photo, too small for the plain search (no upsampling),
+        # so the finer one comes first.
+        boxes = self._locations(image, upsample=1) if upsampled else []
+        info = {"n_faces": len(boxes)}
+        long_side = min(max(image.shape[:2]), self.DOCUMENT_DETECTION_LONG_SIDE)
+        if not boxes and large and long_side > 1024:  # 512 px upsampled once is already 1024
+            boxes = self._locations(image, upsample=0, long_side=long_side)
+            info.update(n_faces=len(boxes), detection_long_side=long_side)
+        if not boxes:
+            return None, info
+        (encoding,) = self._encodings(image, [boxes[0]])
+        info["box"] = [int(v) for v in boxes[0]]
+        return np.asarray(encoding, dtype=np.float64), info
+
+    def encode_enrolment(self, image: np.ndarray) -> np.ndarray:
+        """Exactly one face, or an input error saying why (no face / several)."""
+        with _DLIB_LOCK:
+            outcome = self._encode_face(image, allow_multiple=False)
+        return np.asarray(outcome.raise_for_status("photo").encoding, dtype=np.float64)
+
+    def distance(self, templates: np.ndarray, encoding: np.ndarray) -> np.ndarray:
+        return np.atleast_1d(self._distance(np.asarray(templates).reshape(-1, encoding.shape[-1]), encoding))
