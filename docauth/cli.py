@@ -54,7 +54,7 @@ def lazy_group(name: str, help: str, commands: dict[str, tuple[str, str]]) -> La
 
 COMMANDS = {
     "synth": ("docauth.synth.cli:synth", "Generate synthetic documents and non-documents with labels."),
-    "classify": ("docauth.classifiers.cli:classify", "Document / not, and which side, for images."),
+    "classify": ("docauth.pipeline.cli:classify", "Document / not, and which side, for images."),
     "ocr": ("docauth.ocr.cli:ocr", "Locate the document, read its MRZ and printed fields."),
     "match-faces": ("docauth.matching.cli:match_faces", "Compare the faces in two images (1:1)."),
     "check": ("docauth.pipeline.cli:check", "Check one document image: the whole pipeline, a decision."),

@@ -22,7 +22,16 @@ import sys
 import threading
 from typing import Any
 
+import numpy as np
+from PIL import ImageOps
+
+from docauth import imageio
+from docauth.config import Settings
 from docauth.errors import ImageTooLarge, ImageTooSmall, InputError
+from docauth.imageio import decode_image
+from docauth.matching.face import FaceMatcher, encode_largest_face
+from docauth.pipeline import loaders
+from docauth.pipeline.side import sided
 
 _lock = threading.RLock()
 _overrides: dict[str, Any] = {}
@@ -38,8 +47,6 @@ class WrongImageType(InputError, TypeError):
 def configure(**settings: Any) -> None:
     """Use these settings (fields of :class:`docauth.config.Settings`, e.g. ``data_dir=``, ``backend=``)
     from the next call on; models loaded so far are dropped."""
-    from docauth.config import Settings
-
     Settings.load(**{**_overrides, **settings})  # refuses unknown names and bad values now, not later
     with _lock:
         _close_loaded()
@@ -78,8 +85,6 @@ def read(image):
 def classify(image):
     """Document or not, and which side (``front``, ``back``, ``open``), decided as the check decides it:
     ``.is_document``, ``.side``, ``.document_score``, ``.export()``."""
-    from docauth.pipeline.side import sided
-
     pixels = image_array(image)
     (result,) = _stage("classifier")([pixels])
     return sided(result, pixels, getattr(_stage("reader"), "mrz_reader", None))
@@ -89,8 +94,6 @@ def compare_faces(a, b, *, threshold: float | None = None):
     """Whether the largest face in ``a`` and in ``b`` are the same person: a
     :class:`docauth.matching.face.FaceMatch` (``.match``, ``.distance``, ``.threshold``; lower distance is
     more alike). An image without a face raises :class:`docauth.errors.InputError` (code ``no_face``)."""
-    from docauth.matching.face import FaceMatcher, encode_largest_face
-
     faces = []
     for name, image in (("a", a), ("b", b)):
         face = encode_largest_face(image_array(image))
@@ -102,10 +105,6 @@ def compare_faces(a, b, *, threshold: float | None = None):
 
 def image_array(image):
     """An RGB ``uint8`` array (H, W, 3) of a path, bytes, PIL image or array, within the size limits."""
-    import numpy as np
-
-    from docauth.imageio import decode_image
-
     settings = _settings()
     if isinstance(image, (str, os.PathLike, bytes, bytearray, memoryview)):
         return decode_image(image if not isinstance(image, os.PathLike) else os.fspath(image),
@@ -126,8 +125,6 @@ def image_array(image):
 
 
 def _array_pixels(image):
-    import numpy as np
-
     if image.dtype != np.uint8:
         raise WrongImageType(f"an image array holds uint8 pixels (0-255), not {image.dtype}; "
                              f"scale it and convert with .astype(numpy.uint8)")
@@ -146,17 +143,11 @@ def _is_pil_image(image) -> bool:
 
 def _pil_pixels(image):
     """A PIL image as the file decoder would give it: EXIF orientation applied, any mode made RGB."""
-    from PIL import ImageOps
-
-    from docauth import imageio
-
     return imageio._to_rgb_array(imageio._apply_exif_orientation(image, ImageOps))
 
 
 def _stage(name: str):
     """The classifier or reader: the loaded pipeline's own, else loaded alone once."""
-    from docauth.pipeline import loaders
-
     with _lock:
         if "pipeline" in _loaded:
             return getattr(_loaded["pipeline"], name)
@@ -167,8 +158,6 @@ def _stage(name: str):
 
 
 def _settings():
-    from docauth.config import Settings
-
     with _lock:
         if "settings" not in _loaded:
             defaults = {}

@@ -9,9 +9,14 @@ from pathlib import Path
 
 import click
 
+from docauth.batch.inputs import expand_inputs
+from docauth.batch.scan import scan
+from docauth.batch.table import paths_for, write_csv
 from docauth.clitools import NEGATIVE, OK, backend_option, fail
 from docauth.config import Settings
 from docauth.errors import DocauthError, InputError
+from docauth.progress import Progress
+from docauth.store import Store
 
 
 @click.command()
@@ -39,10 +44,6 @@ def batch(inputs, out, with_csv, resume, engine, workers, ray_address, backend, 
     line on stdout. Exits 0 when every input was checked, 1 when some could not
     be (their error lines say why), 2 on a usage error.
     """
-    from docauth.batch.scan import scan
-    from docauth.batch.table import paths_for, write_csv
-    from docauth.progress import Progress
-
     jsonl, csv_path = paths_for(out, with_csv)
     try:
         settings = Settings.load(mode="throughput", backend=backend)
@@ -71,8 +72,6 @@ def batch(inputs, out, with_csv, resume, engine, workers, ray_address, backend, 
 
 def _migrate(settings: Settings) -> None:
     """The 1:N duplicate search reads the person database; make sure its schema exists."""
-    from docauth.store import Store
-
     store = Store.from_settings(settings)
     try:
         store.ensure_schema()
@@ -81,8 +80,6 @@ def _migrate(settings: Settings) -> None:
 
 
 def _count_inputs(inputs) -> int:
-    from docauth.batch.inputs import expand_inputs
-
     expanded = expand_inputs(list(inputs))
     return len(expanded.paths) + len(expanded.missing)
 

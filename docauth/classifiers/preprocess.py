@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-import numpy as np
 import cv2
+import numpy as np
 
 INPUT_HEIGHT = 128
 INPUT_WIDTH = 128

@@ -23,9 +23,9 @@ from typing import Sequence
 import numpy as np
 
 from docauth.classifiers import preprocess
-from docauth.errors import ModelError
 from docauth.classifiers.views import content_view
 from docauth.config import Settings
+from docauth.errors import ModelError
 from docauth.runtime import load_model
 
 DOCUMENT_MODEL = "document"

@@ -20,8 +20,8 @@ True
 
 from __future__ import annotations
 
-import numpy as np
 import cv2
+import numpy as np
 
 # The image is analysed at this many pixels on its longer side (the crop is cut from the original).
 ANALYSIS_SIDE = 256

@@ -7,12 +7,11 @@ import sys
 
 import click
 
-from docauth.clitools import NEGATIVE, OK, json_option
-from docauth.clitools import handle_errors as _handle_errors
-from docauth.errors import DocauthError, InputError
+from docauth.clitools import NEGATIVE, OK, handle_errors as _handle_errors, json_option
 from docauth.config import Settings
+from docauth.errors import DocauthError, InputError
 from docauth.imageio import load_image
-from docauth.matching.face import encode_largest_face, FaceMatcher
+from docauth.matching.face import FaceMatcher, encode_largest_face
 
 
 def _largest_face(path: str):

@@ -23,8 +23,8 @@ import threading
 import warnings
 from dataclasses import dataclass, field
 
-import numpy as np
 import cv2
+import numpy as np
 
 from docauth.config import DEFAULT_FACE_THRESHOLD
 from docauth.errors import InputError, InvalidImage

@@ -32,6 +32,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
+
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 

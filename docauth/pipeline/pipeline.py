@@ -42,7 +42,7 @@ from docauth.pipeline.ocr_summary import OCRSummary, ocr_summary, rectified
 from docauth.pipeline.persons import normalise_person
 from docauth.pipeline.policy import REASONS, DecisionPolicy
 from docauth.pipeline.result import CheckResult, StageRecord, classification_output, jsonable
-from docauth.pipeline.side import SideEvidence, SidedClassification, decide_side, sided
+from docauth.pipeline.side import SidedClassification, SideEvidence, decide_side, sided
 from docauth.pipeline.store_access import build_face_index, face_templates, get_person, search_index, store_version
 from docauth.pipeline.text_reasons import text_summary
 from docauth.pipeline.warmup import warmup_image

@@ -4,8 +4,7 @@ when the templates change, whichever worker changed them)."""
 from __future__ import annotations
 
 import numpy as np
-from sqlalchemy import exc as sa_exc
-from sqlalchemy import func, select
+from sqlalchemy import exc as sa_exc, func, select
 
 from docauth.errors import NotFound, Unavailable
 from docauth.face_encoding import ENCODING_SIZE

@@ -76,6 +76,8 @@ class MicroBatcher:
         self.batches_run = 0
         self.items_run = 0
         self.batch_sizes: list[int] = []  # recent batch sizes (bounded)
+        # Called with each batch's size from the worker thread, before the batch runs (the service's metrics).
+        self.on_batch: Callable[[int], None] | None = None
 
     # --- public -------------------------------------------------------------------------------
     @property
@@ -184,6 +186,8 @@ class MicroBatcher:
             return
         try:
             stacked = live[0].rows if len(live) == 1 else np.concatenate([r.rows for r in live])
+            if self.on_batch is not None:
+                self.on_batch(len(stacked))
             out = np.asarray(self.fn(stacked))
             if len(out) != len(stacked):
                 raise ModelError(f"{self.name}: batched call returned {len(out)} rows for {len(stacked)} inputs")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -11,6 +13,12 @@ import click
 
 from docauth.config import Settings
 from docauth.errors import DocauthError
+from docauth.runtime import backends, tuning
+from docauth.runtime.export import export_onnx
+from docauth.runtime.model import SHA256_KEY, record_checksums
+from docauth.runtime.probe import cached_probe
+from docauth.runtime.threading import plan_for
+from docauth.runtime.tuning import parse_models
 
 
 def _clean_errors(fn):
@@ -42,10 +50,6 @@ models_dir_option = click.option("--models-dir", type=click.Path(file_okay=False
 def export(models, models_dir, as_json, checksums_only):
     """Export the Keras models to ONNX (models/<name>.onnx), verify parity with Keras, and record the SHA-256
     of each model's files in its .json (the service refuses files whose hash does not match)."""
-    from docauth.runtime.export import export_onnx
-    from docauth.runtime.model import SHA256_KEY, record_checksums
-    from docauth.runtime.tuning import parse_models
-
     models_dir = models_dir or Settings.load().models_dir
     names = parse_models(models, models_dir)
     if not names:
@@ -83,8 +87,6 @@ def export(models, models_dir, as_json, checksums_only):
 @_clean_errors
 def tune(models, models_dir, seconds, batch_sizes, modes, output, as_json):
     """Measure every backend x thread setting x batch size here; write the deployment profile."""
-    from docauth.runtime import tuning
-
     settings = Settings.load()
     models_dir = models_dir or settings.models_dir
     names = tuning.parse_models(models, models_dir)
@@ -147,13 +149,6 @@ def doctor(models, models_dir, mode, as_json):
 
 
 def doctor_report(models=None, models_dir=None, mode=None) -> dict:
-    import dataclasses
-    import os
-
-    from docauth.runtime import backends, tuning
-    from docauth.runtime.probe import cached_probe
-    from docauth.runtime.threading import plan_for
-
     settings = Settings.load(mode=mode)
     models_dir = models_dir or settings.models_dir
     probe = cached_probe()

@@ -21,9 +21,10 @@ import numpy as np
 
 from docauth.errors import ModelError
 from docauth.runtime.engines.base import file_sha256, input_hwc
+from docauth.runtime.engines.keras_tf import ensure_threading, load_keras_model
 from docauth.runtime.engines.onnx_runtime import SOURCE_SHA_KEY, ort_errors
-from docauth.runtime.model import load_metadata, model_paths, record_checksums
 from docauth.runtime.inputs import sample_inputs, scaled_for
+from docauth.runtime.model import load_metadata, model_paths, record_checksums
 
 PARITY_ATOL = 1e-4  # on inputs scaled as the metadata says (what the model will see)
 # On the other scales (0..255 fed to a 0..1 model) activations run far outside training and float32 rounding
@@ -73,8 +74,6 @@ def _convert_keras(model, shape, out: Path):
 
 
 def export_onnx(name: str, models_dir=None, *, samples: int = 16) -> ExportResult:
-    from docauth.runtime.engines.keras_tf import ensure_threading, load_keras_model
-
     ensure_threading("throughput")
     try:
         import onnx

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from concurrent.futures import Future
 from typing import Any, Callable
 
 import numpy as np

@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from docauth.runtime.ort_env import import_ort
+
 # ISA features that matter for inference kernels, as /proc/cpuinfo spells them.
 ISA_FLAGS = {
     "avx2": "avx2",
@@ -57,7 +59,6 @@ def discover_tf_gpus() -> list[str]:
 def discover_ort_providers() -> list[str]:
     if importlib.util.find_spec("onnxruntime") is None:
         return []
-    from docauth.runtime.ort_env import import_ort
 
     onnxruntime = import_ort()
 
@@ -67,7 +68,6 @@ def discover_ort_providers() -> list[str]:
 def discover_ort_gpus() -> list[str]:
     if importlib.util.find_spec("onnxruntime") is None:
         return []
-    from docauth.runtime.ort_env import import_ort
 
     onnxruntime = import_ort()
 

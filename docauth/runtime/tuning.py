@@ -34,9 +34,9 @@ from docauth.errors import ConfigError, DocauthError
 from docauth.runtime import backends
 from docauth.runtime.batching import BatchingConfig, MicroBatcher
 from docauth.runtime.engines.base import BackendSpec, file_sha256, input_hwc
+from docauth.runtime.inputs import sample_inputs, scaled_for
 from docauth.runtime.model import load_metadata, model_paths, onnx_only, version_file
 from docauth.runtime.probe import HardwareProbe, cached_probe
-from docauth.runtime.inputs import sample_inputs, scaled_for
 
 log = logging.getLogger(__name__)
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from pathlib import Path
 
 from flask import Response, current_app, g, request
 
 from docauth import __version__
 from docauth.errors import DocauthError, ImageTooLarge, InputError, NotFound, Unavailable
-from docauth.imageio import decode_image, declared_pixels
+from docauth.imageio import declared_pixels, decode_image
 from docauth.pipeline.result import classification_output, jsonable
 from docauth.service import schemas
 from docauth.service.params import json_value, row_id
@@ -19,8 +20,8 @@ from docauth.service.registry import registry
 from docauth.service.state import state
 from docauth.store.checks import CheckResults
 from docauth.store.images import Images
-from docauth.store.values import person_values
 from docauth.store.reviews import Reviews
+from docauth.store.values import person_values
 
 PERSON_FORM_FIELDS = ("external_ref", "surname", "given_names", "date_of_birth", "nationality", "sex",
                       "document_number", "document_expiry")
@@ -346,8 +347,6 @@ def openapi():
 
 def _store_upload(svc, kind: str) -> None:
     """Only when DOCAUTH_STORE_UPLOADS is set: keep the upload under data_dir/uploads, named by request id."""
-    from pathlib import Path
-
     f = request.files.get("image")
     if f is None:
         return

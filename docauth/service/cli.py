@@ -6,6 +6,9 @@ import click
 
 from docauth.config import Settings
 from docauth.errors import DocauthError
+from docauth.service import server
+from docauth.service.keys import KeyRing
+from docauth.store import Store
 
 
 def _settings(**explicit) -> Settings:
@@ -25,8 +28,6 @@ def _settings(**explicit) -> Settings:
 @click.option("--threads", default=None, type=click.IntRange(1, 256), help="Threads per process (default by mode).")
 def serve(mode, backend, host, port, workers, threads):
     """Run the HTTP service with gunicorn (data under DOCAUTH_DATA_DIR: SQLite database, keys)."""
-    from docauth.service import server
-
     settings = _settings(mode=mode, backend=backend)
     click.echo(f"docauth: serving on http://{host}:{port} mode={settings.mode} backend={settings.backend} "
                f"data={settings.data_dir}", err=True)
@@ -42,8 +43,6 @@ def serve(mode, backend, host, port, workers, threads):
 @click.option("--port", default=8080, show_default=True, type=click.IntRange(0, 65535))
 def kiosk(backend, host, port):
     """Real-time mode, one worker, everything loaded and warmed before it says ready (time logged)."""
-    from docauth.service import server
-
     settings = _settings(mode="realtime", backend=backend)
     click.echo(f"docauth kiosk: http://{host}:{port}; the log says 'ready' with the time to ready", err=True)
     try:
@@ -58,8 +57,6 @@ def keys():
 
 
 def _store():
-    from docauth.store import Store
-
     settings = _settings()
     try:
         store = Store.from_settings(settings)
@@ -73,8 +70,6 @@ def _store():
 @click.option("--name", default="default", show_default=True, help="Who or what the key is for.")
 def keys_create(name):
     """Create a key; the key itself is printed alone on the last line, once."""
-    from docauth.service.keys import KeyRing
-
     store = _store()
     try:
         record, key = KeyRing(store).create(name)

@@ -126,17 +126,8 @@ def attach_batch_metrics(pipeline, metrics: Metrics) -> None:
         if stage is not None:
             batchers.update(model_batchers(stage))
     for name, batcher in batchers.items():
-        if getattr(batcher, "_docauth_observed", False):
-            continue
-        run = batcher.fn
-        histogram = metrics.batch_size.labels(name)
-
-        def observed(batch, _run=run, _h=histogram):
-            _h.observe(len(batch))
-            return _run(batch)
-
-        batcher.fn = observed  # the batcher's worker thread calls fn once per batch
-        batcher._docauth_observed = True
+        if batcher.on_batch is None:  # a pipeline's batchers are observed once, whichever app attached first
+            batcher.on_batch = metrics.batch_size.labels(name).observe
     if batchers:
         metrics.queue_depth.set_function(lambda: float(sum(b.queue_depth for b in batchers.values())))
 

@@ -11,16 +11,18 @@ import json
 
 import click
 
-from docauth.clitools import handle_errors as _handle_errors
-from docauth.clitools import json_option
-from docauth.errors import Conflict, DocauthError
+from docauth.clitools import handle_errors as _handle_errors, json_option
+from docauth.config import Settings
+from docauth.errors import Conflict, DocauthError, InputError
+from docauth.imageio import decode_image, read_bytes
+from docauth.matching.face import encode_face, photo_sha256
+from docauth.store.db import Store
+from docauth.store.index import FaceIndex
+from docauth.store.values import person_values
 
 
 def _open_store(database_url: str | None, *, migrate: bool = True):
     """The store; its schema created or brought to head first, except for the ``db`` commands themselves."""
-    from docauth.config import Settings
-    from docauth.store.db import Store
-
     store = Store.from_settings(Settings.load(database_url=database_url))
     if migrate:
         store.ensure_schema()
@@ -67,10 +69,6 @@ def persons():
 
 def _encode_photos(paths: tuple[str, ...]):
     """(encoding, sha256) per photo, or an error naming the file; nothing is stored yet."""
-    from docauth.errors import InputError
-    from docauth.imageio import decode_image, read_bytes
-    from docauth.matching.face import encode_face, photo_sha256
-
     faces = []
     for path in paths:
         data = read_bytes(path)
@@ -103,10 +101,6 @@ def _encode_photos(paths: tuple[str, ...]):
 @_handle_errors
 def persons_add(database_url, photos, allow_duplicate_face, as_json, **fields):
     """Enrol a person with their photos (each must show exactly one face)."""
-    from docauth.config import Settings
-    from docauth.store.values import person_values
-    from docauth.store.index import FaceIndex
-
     person_values(fields, partial=False)  # field errors before the slow part
     faces = _encode_photos(photos)
     settings = Settings.load(database_url=database_url)

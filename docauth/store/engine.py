@@ -7,8 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-from sqlalchemy import create_engine, event
-from sqlalchemy import exc as sa_exc
+from sqlalchemy import create_engine, event, exc as sa_exc
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import StaticPool
 

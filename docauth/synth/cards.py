@@ -25,8 +25,7 @@ from docauth.synth.document_parts import (
     formatted_date,
     plain_or_patterned,
 )
-from docauth.synth.identity import label_fields
-from docauth.synth.identity import country as country_info
+from docauth.synth.identity import country as country_info, label_fields
 from docauth.synth.mrz_compose import td1_lines, td2_lines
 
 def render_td1_front(rng, identity: dict, portrait=None, allow_mrz: bool = True) -> RenderedDocument:

@@ -10,8 +10,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from docauth.synth import draw as d
-from docauth.synth.identity import DATE_STYLES, format_date
-from docauth.synth.identity import country as country_info
+from docauth.synth.identity import DATE_STYLES, country as country_info, format_date
 from docauth.synth.portrait import fit_photo, portrait_image
 
 TD1_SIZE = (1012, 638)  # 85.6 x 54 mm at ~11.8 px/mm

@@ -22,8 +22,7 @@ from docauth.synth.document_parts import (
     fitted_portrait,
     formatted_date,
 )
-from docauth.synth.identity import label_fields
-from docauth.synth.identity import country as country_info
+from docauth.synth.identity import country as country_info, label_fields
 from docauth.synth.mrz_compose import td3_lines
 
 def _td3_page(rng, identity: dict, portrait) -> tuple[np.ndarray, list[str], tuple, tuple]:

@@ -36,8 +36,8 @@ from docauth.runtime.engines.base import input_hwc
 from docauth.runtime.inputs import scaled_for
 from docauth.runtime.model import load_metadata, model_paths
 from docauth.runtime.probe import cached_probe
-from docauth.synth import generate_sample
 from docauth.runtime.tuning import burst_step, measure_interleaved, summarize
+from docauth.synth import generate_sample
 
 # The models the classifier stage preprocesses itself (docauth.classifiers.preprocess).
 CLASSIFIER_MODELS = (DOCUMENT_MODEL, SIDE_MODEL)

@@ -16,12 +16,12 @@ import click
 from docauth.clitools import handle_errors, out_option
 from docauth.config import DEFAULT_FACE_THRESHOLD, Settings, shared_data_dir
 from docauth.errors import DocauthError
-from docauth.progress import Progress
-from docauth.training.classifier_bench import format_report, run_classify_bench
-from docauth.training.face_threshold import calibrate, report_markdown, write_docs_section
 from docauth.pipeline import Pipeline, loaders
+from docauth.progress import Progress
 from docauth.store.db import Store
 from docauth.training import real
+from docauth.training.classifier_bench import format_report, run_classify_bench
+from docauth.training.face_threshold import calibrate, report_markdown, write_docs_section
 
 DOCS_START = "<!-- eval-real:start -->"
 DOCS_END = "<!-- eval-real:end -->"

@@ -26,9 +26,13 @@ import itertools
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import NormalDist
 
+import cv2
 import numpy as np
+import skimage.data
 
+from docauth.imageio import load_image
 from docauth.matching.face import encode_face, face_distance
 
 DOCUMENT_KINDS = ("td1_front", "td3_open")
@@ -56,8 +60,6 @@ class PairDistance:
 
 def load_labelled_photos(faces_dir: Path) -> list[tuple[str, str, np.ndarray]]:
     """``(person, relative path, RGB image)`` for every single-person row of labels.csv."""
-    from docauth.imageio import load_image
-
     photos = []
     with open(faces_dir / "labels.csv", newline="") as fh:
         for row in csv.DictReader(fh):
@@ -68,15 +70,11 @@ def load_labelled_photos(faces_dir: Path) -> list[tuple[str, str, np.ndarray]]:
 
 
 def bundled_photos() -> list[tuple[str, str, np.ndarray]]:
-    import skimage.data
-
     return [("astronaut", "skimage:astronaut", np.ascontiguousarray(skimage.data.astronaut()[..., :3]))]
 
 
 def id_portrait(image: np.ndarray, box) -> np.ndarray:
     """Cut an ID-style head-and-shoulders portrait (35x45 mm proportions) around a face box."""
-    import cv2
-
     top, right, bottom, left = box
     side = max(bottom - top, right - left)
     cx = (left + right) / 2
@@ -91,8 +89,6 @@ def id_portrait(image: np.ndarray, box) -> np.ndarray:
 
 def rectify(image: np.ndarray, corners, size: tuple[int, int]) -> np.ndarray:
     """Warp the quadrilateral ``corners`` (TL, TR, BR, BL) to an upright ``size`` (w, h) image."""
-    import cv2
-
     w, h = size
     src = np.float32(corners)
     dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
@@ -166,13 +162,9 @@ class ImpostorFit:
 
     def far(self, threshold: float) -> float:
         """Fitted probability that two different persons are at most ``threshold`` apart."""
-        from statistics import NormalDist
-
         return NormalDist(self.mean, self.std).cdf(threshold)
 
     def threshold_for(self, far: float) -> float:
-        from statistics import NormalDist
-
         return NormalDist(self.mean, self.std).inv_cdf(far)
 
 

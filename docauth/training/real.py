@@ -22,7 +22,11 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from docauth.training.ocr_eval import field_equal
+from docauth.errors import DocauthError
+from docauth.imageio import load_image
+from docauth.ocr.mrz import parse_mrz
+from docauth.synth import generate_sample
+from docauth.training.ocr_eval import field_equal, load_truth
 
 PRINTED_FIELDS = ("surname", "given_names", "date_of_birth", "document_number")
 # Reasons a genuine document never deserves when its record is its own printed data.
@@ -51,8 +55,6 @@ class Case:
 
 
 def _mrz_fields(lines: list[str]) -> dict:
-    from docauth.ocr.mrz import parse_mrz
-
     return parse_mrz(lines, correct=False).fields
 
 
@@ -69,8 +71,6 @@ def _record(printed: dict, mrz_lines: list[str] | None) -> tuple[dict, dt.date |
 
 
 def real_docs_cases(root: Path) -> list[Case]:
-    from docauth.imageio import load_image
-
     cases = []
     with open(root / "labels.csv", newline="") as fh:
         for row in csv.DictReader(fh):
@@ -84,9 +84,6 @@ def real_docs_cases(root: Path) -> list[Case]:
 
 
 def specimen_cases(root: Path) -> list[Case]:
-    from docauth.imageio import load_image
-    from docauth.training.ocr_eval import load_truth
-
     cases = []
     for row in load_truth(root):
         encoded = _mrz_fields(row["lines"])
@@ -100,8 +97,6 @@ def specimen_cases(root: Path) -> list[Case]:
 
 
 def generated_cases(count: int, seed: int) -> list[Case]:
-    from docauth.synth import generate_sample
-
     cases = []
     for i in range(count):
         category = GENERATED_CATEGORIES[i % len(GENERATED_CATEGORIES)]
@@ -158,8 +153,6 @@ def undeserved(case: Case, codes: list[str], today: dt.date) -> list[str]:
 
 
 def run_case(pipeline, reader: CapturingReader, case: Case, today: dt.date) -> dict:
-    from docauth.errors import DocauthError
-
     row: dict = {"source": case.source, "file": case.file, "side": case.side, "has_mrz": bool(case.mrz)}
     try:
         image = case.load()

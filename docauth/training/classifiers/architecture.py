@@ -5,10 +5,10 @@ with BatchNorm and ReLU, downsampling by stride 2 at each stage, so most
 parameters sit in cheap 1x1 point-wise convolutions. Head: global average
 pooling, dropout, softmax. At 128x128 input the default network has ~0.22 M
 parameters; the early downsampling (128 -> 64 -> 32 before any wide layer)
-keeps training at a few hundred images/s on 2 CPU cores, several times
-faster than keeping 64x64 resolution for a stage (measured ~90-150 img/s).
+keeps training several times faster on CPU cores than keeping 64x64
+resolution for a stage (docs/training.md).
 
-Keras is imported inside the functions: importing this module is free.
+Keras is imported inside the functions on purpose: importing this module is free.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Batch-size study (issue 2): training throughput and validation accuracy versus batch size.
+"""Batch-size study: training throughput and validation accuracy versus batch size.
 
 For each batch size, both models are trained from the same initial seed on the
 same cached data for the same number of epochs, once with a fixed peak
@@ -26,7 +26,13 @@ from pathlib import Path
 from docauth.synth import seeds
 from docauth.training.classifiers.data import generator_version, synthetic_set
 from docauth.training.classifiers.recipe import TASKS
-from docauth.training.classifiers.train import framework_versions, machine_description, predict_probabilities, train_classifier, TrainConfig
+from docauth.training.classifiers.train import (
+    TrainConfig,
+    framework_versions,
+    machine_description,
+    predict_probabilities,
+    train_classifier,
+)
 
 BATCH_SIZES = (16, 32, 64, 128, 256, 512)
 

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import click
 
-from docauth.classifiers.cli import load_classifier
-from docauth.progress import echo, Progress
+from docauth.classifiers.stage import DocumentClassifier
+from docauth.clitools import fail
 from docauth.config import default_models_dir, shared_data_dir
+from docauth.errors import DocauthError
+from docauth.progress import Progress, echo
 from docauth.synth import seeds
-from docauth.training.classifiers.data import generator_version, SUBSETS
+from docauth.training.classifiers.data import SUBSETS, generator_version
 from docauth.training.classifiers.evaluate import evaluate_real, evaluate_synthetic, format_report
 from docauth.training.classifiers.recipe import DataSpec, train_both
 from docauth.training.classifiers.train import TrainConfig
@@ -88,6 +90,13 @@ def train_classifiers(train_count, val_count, epochs, batch_size, learning_rate,
         click.echo(format_report(report))
 
 
+def _load_classifier(models_dir, backend) -> DocumentClassifier:
+    try:
+        return DocumentClassifier.load(models_dir=models_dir, backend=backend)
+    except DocauthError as exc:
+        fail(exc, prefix="cannot load the classifiers")
+
+
 def _parse_extra(text: str) -> tuple[str, int, int, str]:
     parts = text.split(":")
     try:
@@ -102,7 +111,7 @@ def _parse_extra(text: str) -> tuple[str, int, int, str]:
 
 
 def _evaluate(models_dir, backend, seed, count, workers, *, real: bool, realistic_count: int = 0) -> dict:
-    clf = load_classifier(models_dir, backend)
+    clf = _load_classifier(models_dir, backend)
     report: dict = {"evaluated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                     "rotations_averaged": clf.rotations, "content_view": clf.content_view}
     if count:

@@ -21,10 +21,10 @@ from typing import Callable
 
 import numpy as np
 
-from docauth.classifiers import preprocess, views
-from docauth.config import default_data_dir
-from docauth.classifiers.views import content_view
 import docauth.synth
+from docauth.classifiers import preprocess, views
+from docauth.classifiers.views import content_view
+from docauth.config import default_data_dir
 from docauth.synth import generate_sample
 
 DOCUMENT_LABELS = ["not_document", "document"]

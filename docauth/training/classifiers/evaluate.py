@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from docauth.training.classifiers.data import DOCUMENT_LABELS, SIDE_LABELS, synthetic_set
 from docauth.classifiers.preprocess import scale
 from docauth.imageio import load_image
+from docauth.training.classifiers.data import DOCUMENT_LABELS, SIDE_LABELS, synthetic_set
 
 
 def classification_metrics(truth: np.ndarray, predicted: np.ndarray, labels: list[str]) -> dict:

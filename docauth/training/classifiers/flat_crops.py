@@ -5,14 +5,14 @@ passport specimen shows the data page alone; the generator's passports are opene
 and its scans keep the whole booklet. Here the generator's own flat rendering
 (:func:`docauth.synth.render_document`) is cropped to ``page_box`` (the data page / card),
 given a thin paper margin, mild exposure change, noise and JPEG; some are recoloured
-(:func:`docauth.training.classifiers.photographs.vivid`). TD2 card fronts and visa stickers are ``front``. Labels keep the side
-(``open`` for a data page). Deterministic by ``(seed, index)``.
+(:func:`docauth.training.classifiers.photographs.vivid`). TD2 card fronts and visa stickers are ``front``.
+Labels keep the side (``open`` for a data page). Deterministic by ``(seed, index)``.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import cv2
+import numpy as np
 
 from docauth.synth import render_document
 from docauth.training.classifiers.photographs import vivid

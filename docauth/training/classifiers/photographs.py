@@ -1,7 +1,7 @@
 """Supplementary training samples for what the synthetic generator does not show.
 
-Looking at the real material (``../shared/data``) against the generator's output
-found two gaps that matter for the classifiers:
+Real uploads differ from the generator's output in two ways that matter for the
+classifiers:
 
 * ``photo``: the generator's non-documents are drawings (selfies are
   procedural heads); real uploads are *photographs*. Negatives here are random
@@ -13,9 +13,9 @@ found two gaps that matter for the classifiers:
   These are documents with no single side, so they train the document model
   only (side = -1).
 
-Real cards are printed in stronger colours than the generator's pastels (a cyan
-Peruvian card, a rainbow visa foil): :func:`vivid` recolours a rendered document
-for some samples here and in :mod:`docauth.training.classifiers.flat_crops`.
+Real cards are printed in stronger colours than the generator's pastels:
+:func:`vivid` recolours a rendered document for some samples here and in
+:mod:`docauth.training.classifiers.flat_crops`.
 
 Deterministic by ``(seed, index)`` like the generator. The cache key of these
 samples includes this file's hash.
@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
 import cv2
+import numpy as np
 import skimage.data
 
 from docauth.synth import render_document

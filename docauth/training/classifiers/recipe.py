@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docauth.classifiers import preprocess
+from docauth.training.classifiers.architecture import DEFAULT_STAGES
 from docauth.training.classifiers.data import (
     DOCUMENT_LABELS,
     SIDE_LABELS,
@@ -20,7 +21,6 @@ from docauth.training.classifiers.data import (
     subset_module,
     synthetic_set,
 )
-from docauth.training.classifiers.architecture import DEFAULT_STAGES
 from docauth.training.classifiers.train import (
     MODEL_VERSION,
     TrainConfig,

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import platform
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import os
-import platform
 
 from docauth.classifiers.preprocess import scale
 from docauth.training.classifiers.architecture import build_model
