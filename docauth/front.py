@@ -23,7 +23,6 @@ import threading
 from typing import Any
 
 import numpy as np
-from PIL import ImageOps
 
 from docauth import imageio
 from docauth.config import Settings
@@ -143,7 +142,7 @@ def _is_pil_image(image) -> bool:
 
 def _pil_pixels(image):
     """A PIL image as the file decoder would give it: EXIF orientation applied, any mode made RGB."""
-    return imageio._to_rgb_array(imageio._apply_exif_orientation(image, ImageOps))
+    return imageio.pil_pixels(image)
 
 
 def _stage(name: str):

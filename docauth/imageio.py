@@ -97,7 +97,7 @@ def decode_image(
     The declared size is checked before any pixel is allocated: at most ``max_pixels``, each side at least
     ``min_side``, the long side at most ``max_aspect`` times the short one (``None``: any shape).
     """
-    from PIL import Image, ImageOps, UnidentifiedImageError
+    from PIL import Image, UnidentifiedImageError
 
     data = read_bytes(source)
     if len(data) == 0:
@@ -134,8 +134,7 @@ def decode_image(
         # Pillow reports truncated and malformed streams this way.
         raise InvalidImage(f"cannot decode the {media} image: {exc}") from exc
 
-    img = _apply_exif_orientation(img, ImageOps)
-    pixels = _to_rgb_array(img)
+    pixels = pil_pixels(img)
     return DecodedImage(pixels=pixels, media_type=media, original_size=(width, height), frames=frames)
 
 
@@ -205,6 +204,13 @@ def declared_pixels(data: bytes) -> int:
 def load_image(source: str | Path | bytes, **limits) -> np.ndarray:
     """RGB ``uint8`` array (H, W, 3) of an image file or bytes."""
     return decode_image(source, **limits).pixels
+
+
+def pil_pixels(img) -> np.ndarray:
+    """A PIL image as the file decoder gives it: EXIF orientation applied, any mode made RGB ``uint8``."""
+    from PIL import ImageOps  # deferred like the decoder's own import of Pillow
+
+    return _to_rgb_array(_apply_exif_orientation(img, ImageOps))
 
 
 def _apply_exif_orientation(img, ImageOps):

@@ -60,7 +60,7 @@ def load_dlib():
                 truncated = ImageFile.LOAD_TRUNCATED_IMAGES
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # pkg_resources deprecation noise
-                    import face_recognition
+                    import face_recognition  # deferred on purpose: it loads dlib's models
                 ImageFile.LOAD_TRUNCATED_IMAGES = truncated
                 _fr_module = face_recognition
     return _fr_module

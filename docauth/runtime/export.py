@@ -54,7 +54,7 @@ class ExportResult:
 
 
 def _convert_tf2onnx(model, shape, out: Path):
-    import tensorflow as tf
+    import tensorflow as tf  # deferred on purpose: TensorFlow takes seconds to import
     import tf2onnx
 
     spec = (tf.TensorSpec((None, *shape), tf.float32, name="input"),)
@@ -63,7 +63,7 @@ def _convert_tf2onnx(model, shape, out: Path):
 
 
 def _convert_keras(model, shape, out: Path):
-    import onnx
+    import onnx  # deferred on purpose: only the ONNX tooling needs it
 
     tmp = out.with_suffix(".keras-export.onnx")
     try:
@@ -76,7 +76,7 @@ def _convert_keras(model, shape, out: Path):
 def export_onnx(name: str, models_dir=None, *, samples: int = 16) -> ExportResult:
     ensure_threading("throughput")
     try:
-        import onnx
+        import onnx  # deferred on purpose: only the ONNX tooling needs it
         from docauth.runtime.ort_env import import_ort
 
         ort = import_ort()

@@ -17,7 +17,7 @@ TELEMETRY_ENV = "ORT_DISABLE_TELEMETRY"
 def import_ort():
     """The ``onnxruntime`` module, its telemetry off when this is the first import in the process."""
     os.environ.setdefault(TELEMETRY_ENV, "1")
-    import onnxruntime
+    import onnxruntime  # deferred on purpose: only after its environment variables are set
 
     disable = getattr(onnxruntime, "disable_telemetry_events", None)
     if disable is not None:

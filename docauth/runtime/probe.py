@@ -51,7 +51,7 @@ def discover_tf_gpus() -> list[str]:
         return []
     if importlib.util.find_spec("tensorflow") is None:
         return []
-    import tensorflow as tf
+    import tensorflow as tf  # deferred on purpose: TensorFlow takes seconds to import
 
     return [d.name for d in tf.config.list_physical_devices("GPU")]
 
@@ -81,7 +81,7 @@ def discover_ort_gpus() -> list[str]:
 def discover_openvino_devices() -> list[str]:
     if importlib.util.find_spec("openvino") is None:
         return []
-    import openvino
+    import openvino  # deferred on purpose: OpenVINO is optional and slow to import
 
     return list(openvino.Core().available_devices)
 

@@ -101,7 +101,7 @@ def apply_threading(plan: ThreadingPlan | None = None, *, mode: str = "realtime"
 
 def configure_tensorflow(report: ThreadingReport) -> ThreadingReport:
     """Apply the plan through ``tf.config.threading`` (works until TF's runtime is initialised)."""
-    import tensorflow as tf
+    import tensorflow as tf  # deferred on purpose: TensorFlow takes seconds to import
 
     plan = report.plan
     try:
@@ -120,7 +120,7 @@ def last_report() -> ThreadingReport | None:
 
 def tensorflow_threads() -> dict[str, int]:
     """What TensorFlow will use (0 means TF's own default)."""
-    import tensorflow as tf
+    import tensorflow as tf  # deferred on purpose: TensorFlow takes seconds to import
 
     return {
         "intra_op": tf.config.threading.get_intra_op_parallelism_threads(),

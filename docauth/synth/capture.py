@@ -32,7 +32,7 @@ class CaptureResult:
         return cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2).tolist()
 
 
-def _rotation(rng, rotation):
+def capture_rotation(rng, rotation):
     if rotation is None:
         keys = list(ROTATION_WEIGHTS)
         rotation = int(rng.choice(keys, p=list(ROTATION_WEIGHTS.values())))
@@ -69,7 +69,7 @@ def _place(w, h, angle_deg, jitter, frame_w, frame_h, fill, rng, anchor=None, ma
     return quad + np.array([tx, ty]), scale
 
 
-def _composite(bg: np.ndarray, flat: np.ndarray, alpha: np.ndarray | None, H: np.ndarray, quad: np.ndarray,
+def composite(bg: np.ndarray, flat: np.ndarray, alpha: np.ndarray | None, H: np.ndarray, quad: np.ndarray,
                shadow: float, rng) -> np.ndarray:
     """Warp ``flat`` onto the uint8 background; blend only inside the quad's bounding box (speed)."""
     fh, fw = bg.shape[:2]
@@ -242,7 +242,7 @@ def capture_document(image: np.ndarray, rng: np.random.Generator, style: str = "
     """
     if style not in ("phone", "scan"):
         raise ValueError(f"style must be 'phone' or 'scan', not {style!r}")
-    rotation = _rotation(rng, rotation)
+    rotation = capture_rotation(rng, rotation)
     h, w = image.shape[:2]
     info: dict = {"style": style, "rotation": rotation}
     if style == "phone":
@@ -305,7 +305,7 @@ def capture_document(image: np.ndarray, rng: np.random.Generator, style: str = "
     sh_, sw_ = small.shape[:2]
     src = np.float32([[0, 0], [sw_, 0], [sw_, sh_], [0, sh_]])
     H_small = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
-    out = _composite(bg, small, m_small, H_small, quad, shadow, rng)
+    out = composite(bg, small, m_small, H_small, quad, shadow, rng)
     if style == "phone" and thumb_p > 0 and rng.random() < thumb_p:
         _thumb(out, quad, rng)
         info["thumb"] = True

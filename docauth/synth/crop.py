@@ -20,7 +20,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from docauth.synth.capture import CaptureResult, _composite, _rotation, jpeg_roundtrip, sensor
+from docauth.synth.capture import CaptureResult, capture_rotation, composite, jpeg_roundtrip, sensor
 
 SCAN_SHARE = 0.6
 
@@ -39,7 +39,7 @@ def crop_capture(image: np.ndarray, rng: np.random.Generator, mask: np.ndarray |
 
     The output's long side is 480-1100 px; the document's corners stay inside the image.
     """
-    rotation = _rotation(rng, rotation)
+    rotation = capture_rotation(rng, rotation)
     h, w = image.shape[:2]
     variant = "scan" if rng.random() < SCAN_SHARE else "app"
     margin = 0.0 if rng.random() < 0.3 else float(rng.uniform(0.005, 0.05))
@@ -75,7 +75,7 @@ def crop_capture(image: np.ndarray, rng: np.random.Generator, mask: np.ndarray |
         small, m_small, sw_, sh_ = image, mask, w, h
     src = np.float32([[0, 0], [sw_, 0], [sw_, sh_], [0, sh_]])
     H_small = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
-    out = _composite(bg, small, m_small, H_small, quad, 0.0, rng)
+    out = composite(bg, small, m_small, H_small, quad, 0.0, rng)
     info: dict = {"style": "crop", "variant": variant, "rotation": rotation}
     if variant == "app":
         out = sensor(out, rng, "phone", info)

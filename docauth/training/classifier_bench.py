@@ -67,7 +67,7 @@ def bench_inputs(metadata: dict, count: int, seed: int = 11) -> tuple[np.ndarray
 def onnx_flops(path: Path) -> int | None:
     """Multiply-adds x 2 of Conv / MatMul / Gemm at batch 1, from the ONNX graph with inferred shapes."""
     try:
-        import onnx
+        import onnx  # deferred on purpose: only the ONNX tooling needs it
         from onnx import numpy_helper, shape_inference
     except ImportError:
         return None
@@ -110,7 +110,7 @@ def cpu_peak_gflops(probe) -> dict:
 
 # --- baseline (child process) --------------------------------------------------------------------
 def _baseline_child(models: list[str], models_dir: str, inputs_path: str, seconds: float) -> dict:
-    import keras
+    import keras  # deferred on purpose: TensorFlow takes seconds to import
 
     data = np.load(inputs_path)
     loaded = {n: keras.saving.load_model(model_paths(n, models_dir).keras, compile=False) for n in models}

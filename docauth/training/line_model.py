@@ -211,7 +211,7 @@ def write_model(model, out_dir: Path, *, training: dict, metrics: dict) -> dict:
     return save_model_files(model, out_dir, {
         "name": MODEL_NAME,
         "version": 1,
-        "input": {"height": LINE_H, "width": LINE_W, "channels": 1},
+        "input": {"height": LINE_H, "width": LINE_W, "channels": 1, "range": [0.0, 1.0]},
         "output": {"frames": FRAMES, "classes": len(LABELS), "blank": 0,
                    "decoding": "CTC, docauth.ocr.mrz.line_model.decode_line"},
         "labels": LABELS,

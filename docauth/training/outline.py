@@ -63,7 +63,7 @@ def write_model(model, out_dir: Path, *, training: dict, metrics: dict) -> dict:
     return save_model_files(model, out_dir, {
         "name": MODEL_NAME,
         "version": 1,
-        "input": {"height": INPUT_SIDE, "width": INPUT_SIDE, "channels": 3},
+        "input": {"height": INPUT_SIDE, "width": INPUT_SIDE, "channels": 3, "range": [0.0, 1.0]},
         "output": {"height": MASK_SIDE, "width": MASK_SIDE, "meaning": "probability that the pixel is document"},
         "labels": LABELS,
         "preprocessing": "RGB resized to 192x192 (aspect not kept, INTER_AREA), float32 / 255 in [0, 1]",

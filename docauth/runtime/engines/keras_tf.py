@@ -43,7 +43,7 @@ def load_keras_model(path):
         raise ModelError(f"model file missing: {path}")
     import zipfile
 
-    import keras
+    import keras  # deferred on purpose: TensorFlow takes seconds to import
 
     try:
         return keras.saving.load_model(path, compile=False)
@@ -52,7 +52,7 @@ def load_keras_model(path):
 
 
 def compiled_function(model, shape):
-    import tensorflow as tf
+    import tensorflow as tf  # deferred on purpose: TensorFlow takes seconds to import
 
     h, w, c = shape
 
@@ -67,7 +67,7 @@ def load(spec: BackendSpec, paths, metadata: dict, mode: str) -> Runner:
     report = ensure_threading(mode, spec.threads)
     verify_file(paths.keras, metadata, required=False)  # serve's start-up check requires the hash
     model = load_keras_model(paths.keras)
-    import tensorflow as tf
+    import tensorflow as tf  # deferred on purpose: TensorFlow takes seconds to import
 
     with tf.device("/CPU:0"):
         infer = compiled_function(model, input_hwc(metadata))

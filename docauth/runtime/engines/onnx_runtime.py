@@ -24,7 +24,7 @@ SOURCE_SHA_KEY = "docauth.source_sha256"
 
 def ort_errors():
     import_ort()
-    from onnxruntime.capi import onnxruntime_pybind11_state as state
+    from onnxruntime.capi import onnxruntime_pybind11_state as state  # deferred on purpose
 
     names = ("Fail", "InvalidArgument", "NoSuchFile", "NoModel", "EngineError", "RuntimeException",
              "InvalidProtobuf", "ModelLoaded", "NotImplemented", "InvalidGraph", "EPFail")

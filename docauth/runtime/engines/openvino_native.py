@@ -26,7 +26,7 @@ SHAPE_CACHE_ENTRIES = 32
 
 @functools.lru_cache(maxsize=1)
 def core():
-    import openvino
+    import openvino  # deferred on purpose: OpenVINO is optional and slow to import
 
     return openvino.Core()
 
@@ -124,7 +124,7 @@ def load(spec: BackendSpec, paths, metadata: dict, mode: str) -> Runner:
         details["static_batch1"] = True
         return Runner(backend="openvino", run=run_realtime, details=details)
 
-    import openvino
+    import openvino  # deferred on purpose: OpenVINO is optional and slow to import
 
     async_queue = openvino.AsyncInferQueue(compiled, n_requests)
     results: dict[int, np.ndarray] = {}

@@ -23,7 +23,7 @@ def enable_memory_growth(tf) -> list[str]:
 
 
 def load(spec: BackendSpec, paths, metadata: dict, mode: str) -> Runner:
-    import tensorflow as tf
+    import tensorflow as tf  # deferred on purpose: TensorFlow takes seconds to import
 
     gpus = enable_memory_growth(tf)
     if not gpus:

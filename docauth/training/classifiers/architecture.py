@@ -32,7 +32,7 @@ def build_model(
     name: str = "classifier",
 ):
     """A compiled-free Keras model: float32 (N, H, W, C) in [0, 1] -> softmax (N, n_classes)."""
-    import keras
+    import keras  # deferred on purpose: TensorFlow takes seconds to import
     from keras import layers
 
     inputs = keras.Input((height, width, channels), name="image")

@@ -144,7 +144,7 @@ def train_both(
     for task in tasks:
         init_model, init_note = None, None
         if init_from is not None:
-            import keras
+            import keras  # deferred on purpose: TensorFlow takes seconds to import
 
             init_path = Path(init_from) / f"{task}.keras"
             init_model = keras.saving.load_model(init_path, compile=False)

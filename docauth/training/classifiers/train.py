@@ -62,7 +62,7 @@ class TrainResult:
 
 
 def configure_threads(threads: int) -> None:
-    import tensorflow as tf
+    import tensorflow as tf  # deferred on purpose: TensorFlow takes seconds to import
 
     try:
         tf.config.threading.set_intra_op_parallelism_threads(threads)
@@ -72,7 +72,7 @@ def configure_threads(threads: int) -> None:
 
 
 def _to_float(image):
-    import tensorflow as tf
+    import tensorflow as tf  # deferred on purpose: TensorFlow takes seconds to import
 
     return tf.cast(image, tf.float32) * (1.0 / 255.0)
 
@@ -85,7 +85,7 @@ def _augment_batch(images, labels, seed, rotate_share: float = 1.0):
     ``stateless_normal`` noise 300-1000 ms, so random crops and added noise are left to the
     generator (which already varies framing, sensor noise and JPEG quality).
     """
-    import tensorflow as tf
+    import tensorflow as tf  # deferred on purpose: TensorFlow takes seconds to import
 
     seeds = tf.random.experimental.stateless_split(seed, num=5)
     n = tf.shape(images)[0]
@@ -111,7 +111,7 @@ def _augment_batch(images, labels, seed, rotate_share: float = 1.0):
 def make_dataset(images: np.ndarray, labels: np.ndarray, *, batch_size: int, training: bool, seed: int = 1,
                  augment: bool = True, rotate_share: float = 1.0):
     """tf.data pipeline over preprocessed ``uint8`` images and integer labels."""
-    import tensorflow as tf
+    import tensorflow as tf  # deferred on purpose: TensorFlow takes seconds to import
 
     ds = tf.data.Dataset.from_tensor_slices((images, labels.astype(np.int32)))
     if training:
@@ -127,7 +127,7 @@ def make_dataset(images: np.ndarray, labels: np.ndarray, *, batch_size: int, tra
 
 
 def _schedule(peak: float, total_steps: int, warmup_fraction: float):
-    import keras
+    import keras  # deferred on purpose: TensorFlow takes seconds to import
 
     warmup = max(1, int(total_steps * warmup_fraction))
     return keras.optimizers.schedules.CosineDecay(
@@ -157,7 +157,7 @@ def train_classifier(
     ``checkpoint``: also save the best model so far to this ``.keras`` path after each improving epoch.
     """
     configure_threads(config.threads)
-    import keras
+    import keras  # deferred on purpose: TensorFlow takes seconds to import
 
     keras.utils.set_random_seed(config.seed)
     h, w = train_x.shape[1:3]
@@ -192,7 +192,7 @@ def train_classifier(
 
 
 def _make_best_weights_class():
-    import keras
+    import keras  # deferred on purpose: TensorFlow takes seconds to import
 
     class BestWeights(keras.callbacks.Callback):
         """Remember the weights of the epoch with the best validation accuracy (ties: lower loss)."""
@@ -284,7 +284,7 @@ def machine_description() -> str:
 
 
 def framework_versions() -> dict:
-    import keras
+    import keras  # deferred on purpose: TensorFlow takes seconds to import
     import tensorflow as tf
 
     return {"tensorflow": tf.__version__, "keras": keras.__version__, "numpy": np.__version__}
