@@ -1,5 +1,5 @@
-"""The layers hold: the reading library never reaches what makes models or generates data, and no file
-grows past one idea.
+"""The layers hold: the reading library never reaches what makes models, generates data or serves HTTP; no
+module uses another's private names; no file grows past one idea.
 
 Imports are read statically (ast), those inside functions included, and docauth's own imports are
 followed transitively, so a lazy import cannot hide a dependency.
@@ -18,8 +18,8 @@ PACKAGE = ROOT / "docauth"
 
 # The reading library: what a deployment runs to check a document.
 READING_LIBRARY = ("docauth.classifiers", "docauth.matching", "docauth.ocr", "docauth.pipeline", "docauth.runtime")
-# What it must never import: model making and evaluation, and the synthetic-data generator.
-FORBIDDEN = ("docauth.training", "docauth.synth")
+# What it must never import: model making and evaluation, the synthetic-data generator, and the service.
+FORBIDDEN = ("docauth.training", "docauth.synth", "docauth.service")
 MAX_LINES = 600
 
 
@@ -106,3 +106,26 @@ def test_no_file_over_600_lines():
         if lines > MAX_LINES:
             too_long[str(path.relative_to(ROOT))] = lines
     assert not too_long, f"split by idea (one file one idea): {too_long}"
+
+
+def test_no_module_uses_another_modules_private_names():
+    found = []
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(), str(path))
+        modules = {}  # local name -> docauth module it stands for
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("docauth"):
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        found.append(f"{name}: from {node.module} import {alias.name}")
+                    if f"{node.module}.{alias.name}" in MODULES:
+                        modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith("docauth") and alias.asname:
+                        modules[alias.asname] = alias.name
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules
+                    and node.attr.startswith("_") and not node.attr.startswith("__")):
+                found.append(f"{name}: {modules[node.value.id]}.{node.attr}")
+    assert not found, f"private names are their module's own: {sorted(set(found))}"
