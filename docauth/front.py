@@ -22,15 +22,10 @@ import sys
 import threading
 from typing import Any
 
-import numpy as np
-
-from docauth import imageio
-from docauth.config import Settings
 from docauth.errors import ImageTooLarge, ImageTooSmall, InputError
-from docauth.imageio import decode_image
-from docauth.matching.face import FaceMatcher, encode_largest_face
-from docauth.pipeline import loaders
-from docauth.pipeline.side import sided
+
+# Every other import waits for the first call that needs it: ``import docauth`` looks these functions up
+# (tests/test_front.py), and neither numpy, Pillow, OpenCV nor SQLAlchemy may load before then.
 
 _lock = threading.RLock()
 _overrides: dict[str, Any] = {}
@@ -46,6 +41,8 @@ class WrongImageType(InputError, TypeError):
 def configure(**settings: Any) -> None:
     """Use these settings (fields of :class:`docauth.config.Settings`, e.g. ``data_dir=``, ``backend=``)
     from the next call on; models loaded so far are dropped."""
+    from docauth.config import Settings
+
     Settings.load(**{**_overrides, **settings})  # refuses unknown names and bad values now, not later
     with _lock:
         _close_loaded()
@@ -84,6 +81,8 @@ def read(image):
 def classify(image):
     """Document or not, and which side (``front``, ``back``, ``open``), decided as the check decides it:
     ``.is_document``, ``.side``, ``.document_score``, ``.export()``."""
+    from docauth.pipeline.side import sided
+
     pixels = image_array(image)
     (result,) = _stage("classifier")([pixels])
     return sided(result, pixels, getattr(_stage("reader"), "mrz_reader", None))
@@ -93,6 +92,8 @@ def compare_faces(a, b, *, threshold: float | None = None):
     """Whether the largest face in ``a`` and in ``b`` are the same person: a
     :class:`docauth.matching.face.FaceMatch` (``.match``, ``.distance``, ``.threshold``; lower distance is
     more alike). An image without a face raises :class:`docauth.errors.InputError` (code ``no_face``)."""
+    from docauth.matching.face import FaceMatcher, encode_largest_face
+
     faces = []
     for name, image in (("a", a), ("b", b)):
         face = encode_largest_face(image_array(image))
@@ -104,6 +105,10 @@ def compare_faces(a, b, *, threshold: float | None = None):
 
 def image_array(image):
     """An RGB ``uint8`` array (H, W, 3) of a path, bytes, PIL image or array, within the size limits."""
+    import numpy as np
+
+    from docauth.imageio import decode_image
+
     settings = _settings()
     if isinstance(image, (str, os.PathLike, bytes, bytearray, memoryview)):
         return decode_image(image if not isinstance(image, os.PathLike) else os.fspath(image),
@@ -124,6 +129,8 @@ def image_array(image):
 
 
 def _array_pixels(image):
+    import numpy as np
+
     if image.dtype != np.uint8:
         raise WrongImageType(f"an image array holds uint8 pixels (0-255), not {image.dtype}; "
                              f"scale it and convert with .astype(numpy.uint8)")
@@ -142,11 +149,15 @@ def _is_pil_image(image) -> bool:
 
 def _pil_pixels(image):
     """A PIL image as the file decoder would give it: EXIF orientation applied, any mode made RGB."""
+    from docauth import imageio
+
     return imageio.pil_pixels(image)
 
 
 def _stage(name: str):
     """The classifier or reader: the loaded pipeline's own, else loaded alone once."""
+    from docauth.pipeline import loaders
+
     with _lock:
         if "pipeline" in _loaded:
             return getattr(_loaded["pipeline"], name)
@@ -157,6 +168,8 @@ def _stage(name: str):
 
 
 def _settings():
+    from docauth.config import Settings
+
     with _lock:
         if "settings" not in _loaded:
             defaults = {}

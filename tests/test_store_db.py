@@ -136,7 +136,7 @@ def test_enrol_is_one_transaction(store, monkeypatch):
     def broken(row):
         raise RuntimeError("injected fault after the INSERTs")
 
-    monkeypatch.setattr(db, "_template_record", broken)
+    monkeypatch.setattr(db, "template_record", broken)
     with pytest.raises(RuntimeError):
         store.enrol({"surname": "Half"}, faces=[(_encoding(1), SHA), (_encoding(2), SHA)])
     monkeypatch.undo()
