@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 # The reason codes, in the order a customer is told them.
@@ -99,8 +100,6 @@ def cut_off(corners, shape) -> bool:
 def at_measuring_size(rectified: np.ndarray, native_long_side: float) -> np.ndarray:
     """The rectified document at its size in the photo (at most MEASURE_LONG_SIDE): the rectifier upsamples
     small documents, which would make them look soft."""
-    import cv2
-
     target = min(MEASURE_LONG_SIDE, native_long_side)
     scale = target / max(rectified.shape[:2])
     if scale < 1.0:
@@ -111,8 +110,6 @@ def at_measuring_size(rectified: np.ndarray, native_long_side: float) -> np.ndar
 
 def sharpness(grey: np.ndarray) -> float:
     """The share of detail that survives a 9-pixel blur, the worse of rows and columns (0 blurred, 1 sharp)."""
-    import cv2
-
     g = grey.astype(np.float32)
     lost = []
     for axis, kernel in ((0, np.full((9, 1), 1 / 9, np.float32)), (1, np.full((1, 9), 1 / 9, np.float32))):
@@ -128,8 +125,6 @@ def sharpness(grey: np.ndarray) -> float:
 
 def glare_share(rgb: np.ndarray) -> float:
     """Share of the document burnt out in compact, round-edged blobs of at least GLARE_MIN_BLOB of it."""
-    import cv2
-
     burnt = (rgb.min(axis=2) >= GLARE_LEVEL).astype(np.uint8) if rgb.ndim == 3 else \
         (rgb >= GLARE_LEVEL).astype(np.uint8)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(burnt, connectivity=8)
@@ -156,8 +151,6 @@ def measure(image: np.ndarray, *, corners=None, found: bool = False, rectified: 
     """Scores and reasons of one capture. ``corners``: the document's corners in ``image`` (TL, TR, BR, BL);
     ``found``: whether they are a located outline (else the whole photo stands in for the document, and
     nothing can be said about cut-off corners); ``rectified``: the upright document (else the photo)."""
-    import cv2
-
     height, width = image.shape[:2]
     if corners is not None and found and area(corners) < MIN_OUTLINE_SHARE * height * width:
         corners = rectified = None  # too small a part of the photo to be taken for the whole document

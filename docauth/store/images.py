@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import cv2
 import numpy as np
 from sqlalchemy import delete, select
 
@@ -32,8 +33,6 @@ PHOTO_LONG_SIDE = 480
 
 def jpeg(rgb: np.ndarray, long_side: int, quality: int = 85) -> bytes:
     """``rgb`` as JPEG, shrunk to ``long_side`` pixels at most."""
-    import cv2
-
     rgb = np.ascontiguousarray(rgb if rgb.ndim == 3 else np.stack([rgb] * 3, axis=-1))
     scale = long_side / max(rgb.shape[:2])
     if scale < 1.0:

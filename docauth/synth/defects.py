@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from docauth.synth.capture import capture_document, jpeg_roundtrip
+from docauth.synth.documents import render_document
 
 DEFECTS = ("blur", "glare", "cut_off", "small", "dark")
 # The documents a customer photographs: card fronts and backs, passport data pages.
@@ -127,8 +128,6 @@ def apply_defect(image: np.ndarray, corners, defect: str, rng: np.random.Generat
 def clean_capture(seed: int, index: int, kind: str | None = None):
     """A sharp, evenly lit phone photo of a generated document (no sensor blur, glare or dark corner):
     (Sample-like image, corners, label). The control the defects are measured against."""
-    from docauth.synth.documents import render_document
-
     rng = np.random.default_rng([seed, index, STREAM_KEY])
     kind = kind or DEFECT_KINDS[index % len(DEFECT_KINDS)]
     doc = render_document(kind, rng)
