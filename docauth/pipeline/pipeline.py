@@ -233,11 +233,17 @@ class Pipeline:
         self._judge_capture(result, image, ocr)
         side = self._side_from_mrz(result, side, read)
         self._match_face(result, image, ocr, side, person_id, search)
-        if ocr is not None:
-            face = result.stages.get("face")
-            result.geometry = document_geometry(ocr, face.output if face is not None else None)
-            result.rectified = rectified(ocr)
+        self._place_on_document(result, ocr)
         self._match_text(result, read.fields, person, person_id, read.verified, read.unsure)
+
+    @staticmethod
+    def _place_on_document(result: CheckResult, ocr: DocumentRead | None) -> None:
+        """Where the zone, the fields and the portrait are on the rectified document (the desk draws them)."""
+        if ocr is None:
+            return
+        face = result.stages.get("face")
+        result.geometry = document_geometry(ocr, face.output if face is not None else None)
+        result.rectified = rectified(ocr)
 
     def _start_portrait_search(self, image: np.ndarray, side: str | None) -> "_PortraitSearch | None":
         """Latency (realtime): the portrait is searched while OCR runs, on the other core. First on the photo
