@@ -57,6 +57,14 @@ def test_a_clean_capture_is_not_asked_for_again(pipeline):
     assert all(r.stages["quality"].output["reasons"] == [] for r in results)
 
 
+def test_a_photo_of_a_person_is_no_document_rather_than_a_retake(pipeline):
+    import skimage.data
+
+    # smooth where a document is print: it would read as blurred, but blur is not judged on no document
+    result = pipeline.check(skimage.data.astronaut())
+    assert (result.decision, result.reason_codes) == ("reject", ["not_a_document"])
+
+
 def test_a_tight_crop_is_not_cut_off():
     # A scan cropped to the document touches the border all round: nothing is missing.
     frame = np.full((400, 600, 3), 200, np.uint8)

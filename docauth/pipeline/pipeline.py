@@ -51,10 +51,11 @@ from docauth.store import Store
 # Sides that carry a machine-readable zone (TD1 cards print it on the back; passports on the data page).
 MRZ_SIDES = {"back", "open"}
 FACE_SIDES = {"front", "open"}
-# What a photo the classifier takes for no document is still measured for: a blurred, glared, dark or tiny
-# photo of a document looks like none to it, and the customer should be asked again rather than told it is
-# no document. Cut-off corners need the located document.
-NOT_A_DOCUMENT_RETAKE = (quality.BLURRED, quality.GLARE, quality.TOO_DARK, quality.TOO_SMALL)
+# What a photo the classifier takes for no document is still measured for: a glared, dark or tiny photo of a
+# document looks like none to it, and the customer should be asked again rather than told it is no document.
+# Not blur: a photo of a person or a scene is smooth where a document is print, and reads as blurred. Cut-off
+# corners need the located document.
+NOT_A_DOCUMENT_RETAKE = (quality.GLARE, quality.TOO_DARK, quality.TOO_SMALL)
 
 
 @dataclass

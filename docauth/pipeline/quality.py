@@ -5,7 +5,7 @@ image, as the OCR stage made them), each a score and a threshold:
 
     q = measure(image, corners=view.corners, found=view.found, rectified=view.rectified)
     q.reasons      # e.g. ["capture_blurred"]: the ``retake`` reasons of a check
-    q.export()     # {"scores": {...}, "thresholds": {...}, "reasons": [...]}
+    q.export()     # {"scores": {...}, "cut_off": bool or None, "thresholds": {...}, "reasons": [...]}
 
 The thresholds were fitted on generated captures only (:mod:`docauth.synth.defects`, ``bench/bench_retake.py``)
 and checked on the real specimens in ``../shared/data``; docs/evaluation.md has the table.
@@ -27,10 +27,9 @@ QUALITY_REASONS = (BLURRED, GLARE, CUT_OFF, TOO_SMALL, TOO_DARK)
 # is compared at the same scale, so the scores do not depend on the camera's resolution.
 MEASURE_LONG_SIDE = 640
 
-# Sharpness: how much of the document's fine detail survives a further 9-pixel blur (0: none was left to
-# lose, already blurred; 1: all of it; Crete-Roffet et al., 2007). Generated captures blurred by 0.4 % of
-# their long side or more score under 0.7, clean ones over 0.74; the threshold sits lower so that the mild
-# blur of ordinary captures, which the readers still read, passes.
+# Sharpness: the share of the document's fine detail that survives a further 9-pixel blur (Crete-Roffet et
+# al., 2007; 0 already blurred, 1 sharp); below this small print is no longer legible, while the mild blur of
+# ordinary captures, which the readers still read, stays above it.
 MIN_SHARPNESS = 0.65
 # Glare: the share of the document burnt out (every channel >= GLARE_LEVEL) in compact, round-edged blobs
 # of at least GLARE_MIN_BLOB of it: a reflection burns out a solid patch (solidity >= GLARE_SOLIDITY) where
