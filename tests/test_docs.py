@@ -111,3 +111,38 @@ def test_training_opens_with_every_shipped_model():
     missing = [name for name in shipped if f"`{name}." not in first_table]
     assert missing == [], f"docs/training.md's first table should say how each shipped model is made: {missing}"
     assert training.index("## Rebuild the shipped models") < training.index("## How the classifiers learn")
+
+
+def test_architecture_fits_two_screens_and_names_what_exists():
+    text = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 120
+    package = ROOT / "docauth"
+    module = r"`([\w/]+(?:\.py|/))`"
+    named = set(re.findall(r"`docauth/([\w/.]+?)`", text))  # paths from the repository root
+    layers = re.search(r"\| layer \|.*?\n\n", text, re.S).group(0)  # packages relative to docauth/
+    named |= set(re.findall(module, layers))
+    for folder, paragraph in re.findall(r"Inside `(\w+)/`:(.*?)\n\n", text, re.S):  # modules of one package
+        named |= {f"{folder}/{name}" for name in re.findall(module, paragraph)}
+        if folder == "ocr":  # the MRZ package's modules, named bare
+            listed = paragraph.split("`mrz/`", 1)[1].split(")", 1)[0]
+            named |= {f"ocr/mrz/{name}.py" for name in re.findall(r"`(\w+)`", listed)}
+    missing = [name for name in sorted(named) if not (package / name.rstrip("/")).exists()]
+    assert missing == [], f"docs/architecture.md names modules that do not exist: {missing}"
+
+
+def test_the_guides_name_only_modules_that_exist():
+    """Paths (docauth/x/y.py) and modules (docauth.x.y, or docauth.x.y.name) the README and the guides name;
+    docs/history.md is the record and keeps the names of its day."""
+    guides = [ROOT / "README.md"] + [p for p in sorted(DOCS.glob("*.md")) if p.name != "history.md"]
+    missing = []
+    for guide in guides:
+        text = guide.read_text(encoding="utf-8")
+        for path in set(re.findall(r"\bdocauth/[\w/]+(?:\.py|/)", text)):
+            if not (ROOT / path.rstrip("/")).exists():
+                missing.append(f"{guide.name}: {path}")
+        for dotted in set(re.findall(r"\bdocauth(?:\.[a-z_]\w*)+", text)):
+            parts = dotted.split(".")
+            candidates = [ROOT.joinpath(*parts[:n]) for n in (len(parts), len(parts) - 1)]
+            if not any(c.is_dir() or c.with_suffix(".py").is_file() for c in candidates):
+                missing.append(f"{guide.name}: {dotted}")
+    assert missing == [], missing
