@@ -30,7 +30,7 @@ from docauth.ocr.orient import card_outline_landscape, levelled, orient_by_text
 from docauth.ocr.printed import PrintedRead, PrintedReader
 from docauth.ocr.printed.assign import surely_differs
 from docauth.ocr.printed.compare import compare_field, printed_name_words
-from docauth.ocr.printed.detection import DETECTOR_MODEL
+from docauth.ocr.printed.detection import DETECTOR_MODEL, TextDetector
 from docauth.ocr.tesseract import tesseract_engine
 from docauth.ocr.zone_geometry import BOOKLET_TYPES, checked_against_zone, data_page, zone_agreement, zone_top
 from docauth.runtime import load_model
@@ -66,6 +66,9 @@ HOLDER_FIELDS = frozenset({"surname", "given_names", "date_of_birth"})
 OTHER_SIDE_INSIDE = 0.8  # of the place beside the back that must lie in the photo to be looked at
 OTHER_SIDE_SLACK = 0.15  # of the back's size, around the place beside it
 OTHER_SIDE_PLACES = 2  # places looked at, those most inside the photo first
+# A place's lines are counted at this size (a quarter of a page's detection): a front's values are still
+# lines there, and a back beside clutter pays little for the look.
+OTHER_SIDE_DETECT_SIDE = 320
 OUTLINE_MODEL = outline.MODEL_NAME
 
 
@@ -284,11 +287,9 @@ class DocumentReader:
         sides scanned or photographed together): the front lies beside the back, a card's size away above,
         below, left or right. Each such place inside the photo that holds a card's lines of text is read,
         turned as the back is, for the zone's values; None when there is none (a back alone)."""
-        rgb = _as_rgb(image).copy()
+        rgb = _as_rgb(image)
         height, width = rgb.shape[:2]
         corners = np.asarray(view.corners, dtype=np.float32)
-        # The back itself is blanked out: its zone prints the very values looked for, and is no print.
-        cv2.fillConvexPoly(rgb, np.round(corners).astype(np.int32), (255, 255, 255))
         (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
         w, h = x1 - x0, y1 - y0
         places = []
@@ -301,9 +302,12 @@ class DocumentReader:
                 sx, sy = OTHER_SIDE_SLACK * w, OTHER_SIDE_SLACK * h
                 places.append((inside, (int(max(px0 - sx, 0)), int(max(py0 - sy, 0)), int(min(px0 + w + sx, width)),
                                         int(min(py0 + h + sy, height)))))
+        glance = TextDetector(self.printed.detector.model, side=OTHER_SIDE_DETECT_SIDE)
         for _, (cx0, cy0, cx1, cy1) in sorted(places, reverse=True)[:OTHER_SIDE_PLACES]:
-            place = rgb[cy0:cy1, cx0:cx1]
-            if len(self.printed.detector(place)) >= OTHER_SIDE_MIN_LINES:
+            place = rgb[cy0:cy1, cx0:cx1].copy()
+            # The back itself is blanked out: its zone prints the very values looked for, and is no print.
+            cv2.fillConvexPoly(place, np.round(corners - [cx0, cy0]).astype(np.int32), (255, 255, 255))
+            if len(glance(place)) >= OTHER_SIDE_MIN_LINES:
                 return self.printed(locate.rotate_quarter(place, view.rotation), mrz_fields=_zone_fields(mrz),
                                     zone_values_only=True)
         return None
