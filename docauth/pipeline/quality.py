@@ -124,8 +124,10 @@ def sharpness(grey: np.ndarray) -> float:
 
 def glare_share(rgb: np.ndarray) -> float:
     """Share of the document burnt out in compact, round-edged blobs of at least GLARE_MIN_BLOB of it."""
-    burnt = (rgb.min(axis=2) >= GLARE_LEVEL).astype(np.uint8) if rgb.ndim == 3 else \
-        (rgb >= GLARE_LEVEL).astype(np.uint8)
+    low = (GLARE_LEVEL,) * (3 if rgb.ndim == 3 else 1)
+    burnt = cv2.inRange(rgb, low, (255,) * len(low)) // 255  # every channel at or above the level
+    if cv2.countNonZero(burnt) < GLARE_MIN_BLOB * burnt.size:
+        return 0.0  # not even one blob's worth burnt out
     count, labels, stats, _ = cv2.connectedComponentsWithStats(burnt, connectivity=8)
     glared = 0
     for k in range(1, count):
