@@ -72,6 +72,7 @@ class _MRZ:
     fields: dict
     valid: bool = True
     type: str | None = "unstated"  # found, of no format in particular (the side model's answer stands)
+    format_sure: bool = False
     lines: list = field(default_factory=lambda: ["(the stand-in's zone)"])
     score: float | None = None
     zone_top: float | None = None  # where the zone starts is not said

@@ -35,6 +35,23 @@ def test_a_zone_failing_its_check_digits_leaves_the_model_answer(kind):
     assert (decision.side, decision.source, decision.model_side) == ("front", "model", "front")
 
 
+@pytest.mark.parametrize("kind,side", [("TD3", "open"), ("TD1", "back")])
+def test_a_zone_whose_format_is_sure_decides_though_a_check_digit_fails(kind, side):
+    decision = decide_side(SideEvidence("front", SCORES, kind, False, True))
+    assert (decision.side, decision.source) == (side, "mrz")
+
+
+def test_a_zone_format_is_sure_with_its_layout_and_two_passing_checks():
+    from docauth.ocr.mrz import parse_mrz
+
+    specimen = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B<<<<<10"]
+    assert parse_mrz(specimen).format_sure
+    wrong_birth_check = [specimen[0], specimen[1][:19] + "3" + specimen[1][20:]]
+    read = parse_mrz(wrong_birth_check, correct=False)
+    assert not read.valid and read.format_sure
+    assert not parse_mrz([specimen[0][:40], specimen[1][:40]], correct=False).format_sure
+
+
 def test_without_a_zone_the_model_answers():
     assert _decide("back", None, valid=False).side == "back"
     assert _decide("back", None, valid=False).source == "model"
@@ -67,7 +84,7 @@ class _NeverCalled:
 def test_export_keeps_the_model_answer_beside_the_decision():
     class Read:
         class result:
-            type, valid = "TD3", True
+            type, valid, format_sure = "TD3", True, True
 
     class Reader:
         def __init__(self):

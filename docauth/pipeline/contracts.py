@@ -46,6 +46,7 @@ class MRZ(Protocol):
     type: str | None  # TD1, TD2, TD3, MRVA, MRVB; None when the lines fit no format
     lines: list[str]
     valid: bool  # every check digit passes
+    format_sure: bool  # the format is certain, its check digits aside
     score: float | None
     fields: dict
     zone_top: float | None  # where the zone starts on the rectified document (a fraction of its height)

@@ -20,6 +20,7 @@ class OCRSummary:
     mrz_valid: bool = False
     mrz_score: float | None = None
     kind: str | None = None  # the zone's format when one was found
+    format_sure: bool = False  # that format is certain, its check digits aside (MRZResult.format_sure)
     viz_mrz_mismatch: list[str] = field(default_factory=list)  # fields whose print and zone disagree
     verified: set[str] = field(default_factory=set)  # fields a passing check digit confirms
     unsure: set[str] = field(default_factory=set)  # fields read from print without confidence
@@ -44,6 +45,7 @@ def ocr_summary(ocr: DocumentRead) -> OCRSummary:
         mrz_valid=valid,
         mrz_score=jsonable(mrz.score) if found else None,
         kind=jsonable(mrz.type) if found else None,
+        format_sure=found and bool(mrz.format_sure),
         viz_mrz_mismatch=_viz_mrz_mismatch(ocr),
         verified=_verified_fields(ocr, mrz, fields, valid),
         unsure=set(ocr.unsure or ()),

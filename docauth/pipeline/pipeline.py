@@ -277,7 +277,8 @@ class Pipeline:
     def _side_from_mrz(result: CheckResult, side, read: OCRSummary):
         """The side decided from the model's answer and the zone read (docauth.pipeline.side); the model's
         own answer stays beside it (``side_model``, and ``side_classified`` when the zone changed it)."""
-        evidence = SideEvidence(side, result.document.get("side_scores") or {}, read.kind, read.mrz_valid)
+        evidence = SideEvidence(side, result.document.get("side_scores") or {}, read.kind, read.mrz_valid,
+                                read.format_sure)
         decision = decide_side(evidence)
         result.document.update(side=decision.side, side_source=decision.source, side_model=decision.model_side)
         if decision.side != side:

@@ -12,7 +12,9 @@ Evidence, strongest first:
    open booklet"; when the model answered ``open`` its better card face is taken.
 3. The side model.
 
-A zone that fails its check digits proves nothing (a misread line count or length changes the format). The
+A zone that fails its check digits proves its format only when its layout holds and two of its check digits
+pass (``MRZResult.format_sure``): a misread line count or length changes the format and leaves no check in
+place, while a specimen's or a misread digit's failing check leaves the format as it is. The
 portrait is no evidence of the side: the backs of current ID cards carry a secondary portrait too, and the
 check searches for a face only after it needs the side.
 """
@@ -44,6 +46,7 @@ class SideEvidence:
     model_scores: dict = field(default_factory=dict)  # its probabilities per side
     mrz_kind: str | None = None  # the format of the MRZ read (TD1, TD2, TD3, MRVA, MRVB), None when none
     mrz_valid: bool = False  # every check digit of that zone passes
+    mrz_format_sure: bool = False  # the zone's format is certain, its check digits aside (MRZResult.format_sure)
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,7 @@ class SideDecision:
 
 def decide_side(evidence: SideEvidence) -> SideDecision:
     model_side = evidence.model_side
-    kind = evidence.mrz_kind if evidence.mrz_valid else None
+    kind = evidence.mrz_kind if evidence.mrz_valid or evidence.mrz_format_sure else None
     if kind in SIDE_OF_MRZ:
         return SideDecision(SIDE_OF_MRZ[kind], SOURCE_MRZ, model_side)
     if kind in CARD_FACE_MRZ and model_side not in CARD_FACES:
@@ -85,15 +88,16 @@ class SidedClassification:
         return {**base, "side_model": self.side_model, "side_source": self.side_source, "mrz_kind": self.mrz_kind}
 
 
-def zone_evidence(mrz_reader: ZoneReader, image: np.ndarray, model_side: str | None) -> tuple[str | None, bool]:
-    """(format, valid) of the MRZ the reader finds first on ``image``, searched as the check's reader searches
-    a photo of that side first (a front less thoroughly); (None, False) when none is read."""
+def zone_evidence(mrz_reader: ZoneReader, image: np.ndarray, model_side: str | None
+                  ) -> tuple[str | None, bool, bool]:
+    """(format, valid, format sure) of the MRZ the reader finds first on ``image``, searched as the check's
+    reader searches a photo of that side first (a front less thoroughly); (None, False, False) when none."""
     rgb = np.asarray(image)
     gray = rgb if rgb.ndim == 2 else cv2.cvtColor(np.ascontiguousarray(rgb[..., :3]), cv2.COLOR_RGB2GRAY)
     read = mrz_reader.read(gray, expected=model_side not in SIDES_WITHOUT_MRZ)
     if read is None or read.result is None:
-        return None, False
-    return read.result.type, bool(read.result.valid)
+        return None, False, False
+    return read.result.type, bool(read.result.valid), bool(read.result.format_sure)
 
 
 def sided(classification: Classification, image: np.ndarray | None,
@@ -103,13 +107,13 @@ def sided(classification: Classification, image: np.ndarray | None,
     document = bool(classification.is_document)
     scores = dict(classification.side_scores or {})
     model_side = classification.side if document else None
-    kind, valid, ms = None, False, None
+    kind, valid, sure, ms = None, False, False, None
     if document and mrz_reader is not None and image is not None:
         start = time.perf_counter()
-        kind, valid = zone_evidence(mrz_reader, image, model_side)
+        kind, valid, sure = zone_evidence(mrz_reader, image, model_side)
         ms = (time.perf_counter() - start) * 1000.0
-    decision = decide_side(SideEvidence(model_side, scores, kind, valid))
+    decision = decide_side(SideEvidence(model_side, scores, kind, valid, sure))
     return SidedClassification(
         is_document=document, document_score=float(classification.document_score or 0.0),
         side=decision.side, side_scores=scores, side_model=decision.model_side, side_source=decision.source,
-        mrz_kind=kind if valid else None, mrz_ms=ms)
+        mrz_kind=kind if valid or sure else None, mrz_ms=ms)

@@ -91,6 +91,10 @@ from docauth.ocr.mrz.rules import (MIN_UNCHECKED_P, apply_position_classes, chec
                                    undouble_document_code)
 
 
+# Check digits that must pass for a zone's format to be taken as read when the zone as a whole is not valid.
+FORMAT_SURE_CHECKS = 2
+
+
 @dataclass
 class MRZResult:
     """What was read, what was checked, what was corrected."""
@@ -124,6 +128,14 @@ class MRZResult:
             return False
         check = self.checks.get(name)
         return bool(check and check.get("ok") and not check.get("doubtful"))
+
+    @property
+    def format_sure(self) -> bool:
+        """Is the zone's format certain even where its check digits fail (a specimen's, a misread digit)? Its
+        layout holds (line count and length, letters and digits where they belong) and two of its check
+        digits pass: a misread line count or length, which changes the format, leaves no check in place."""
+        passing = sum(bool(c.get("ok")) for c in self.checks.values())
+        return self.valid or (self.structure_ok and self.type in LAYOUTS and passing >= FORMAT_SURE_CHECKS)
 
     @property
     def text(self) -> str:
