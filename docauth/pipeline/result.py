@@ -110,6 +110,8 @@ class CheckResult:
     reasons: list[Reason] = field(default_factory=list)
     stages: dict[str, StageRecord] = field(default_factory=dict)
     scores: dict[str, Any] = field(default_factory=dict)
+    # Milliseconds per stage and in all ("total"). A call made once for several images (the classifier's batch in
+    # Pipeline.check_many) is charged to each image as its share, the call's time divided by the batch size.
     timings_ms: dict[str, float] = field(default_factory=dict)
     document: dict[str, Any] = field(default_factory=dict)  # is_document, side, kind
     fields: dict[str, Any] = field(default_factory=dict)  # what the document says (MRZ over printed)
