@@ -15,15 +15,11 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
+from PIL import Image, ImageOps, UnidentifiedImageError
 
-from docauth.errors import (
-    EmptyFile,
-    ImageTooLarge,
-    ImageTooSmall,
-    InvalidImage,
-    UnsupportedMediaType,
-)
+from docauth.errors import EmptyFile, ImageTooLarge, ImageTooSmall, InvalidImage, UnsupportedMediaType
 
 DEFAULT_MAX_PIXELS = 40_000_000
 DEFAULT_MIN_SIDE = 1
@@ -97,8 +93,6 @@ def decode_image(
     The declared size is checked before any pixel is allocated: at most ``max_pixels``, each side at least
     ``min_side``, the long side at most ``max_aspect`` times the short one (``None``: any shape).
     """
-    from PIL import Image, UnidentifiedImageError
-
     data = read_bytes(source)
     if len(data) == 0:
         raise EmptyFile("the file is empty (0 bytes)")
@@ -168,8 +162,6 @@ def bounded_resize(image: np.ndarray, size: tuple[int, int], *, interpolation: i
     ...
     docauth.errors.ImageTooLarge: resizing 16x5000 to 1000x312500 would exceed 32767 pixels a side or 40000000 pixels
     """
-    import cv2
-
     if image.size == 0:
         raise InvalidImage(f"cannot resize an empty image of shape {image.shape}", code="empty_image")
     width, height = max(1, int(size[0])), max(1, int(size[1]))
@@ -185,8 +177,6 @@ def bounded_resize(image: np.ndarray, size: tuple[int, int], *, interpolation: i
 def declared_pixels(data: bytes) -> int:
     """Width x height an image's header declares, read without decoding it; 0 when there is no readable
     header (:func:`decode_image` then names the problem)."""
-    from PIL import Image, UnidentifiedImageError
-
     if sniff_media_type(data) not in SUPPORTED_MEDIA_TYPES:
         return 0
     try:
@@ -208,8 +198,6 @@ def load_image(source: str | Path | bytes, **limits) -> np.ndarray:
 
 def pil_pixels(img) -> np.ndarray:
     """A PIL image as the file decoder gives it: EXIF orientation applied, any mode made RGB ``uint8``."""
-    from PIL import ImageOps  # deferred like the decoder's own import of Pillow
-
     return _to_rgb_array(_apply_exif_orientation(img, ImageOps))
 
 
@@ -246,16 +234,12 @@ def _to_rgb_array(img) -> np.ndarray:
 
 
 def encode_jpeg(pixels: np.ndarray, quality: int = 90) -> bytes:
-    from PIL import Image
-
     buf = io.BytesIO()
     Image.fromarray(pixels).save(buf, format="JPEG", quality=quality)
     return buf.getvalue()
 
 
 def encode_png(pixels: np.ndarray) -> bytes:
-    from PIL import Image
-
     buf = io.BytesIO()
     Image.fromarray(pixels).save(buf, format="PNG")
     return buf.getvalue()

@@ -25,6 +25,17 @@ import re
 import sys
 from typing import Any
 
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress as RichProgress,
+    ProgressColumn,
+    SpinnerColumn,
+    TextColumn,
+)
+from rich.text import Text
+
 # A log line that reports a count, e.g. "epoch 3/6: ..." or "  captures 120/4000 (12s)": the bar follows it.
 _COUNT = re.compile(r"^\s*(?P<label>[A-Za-z][A-Za-z _-]*?)?\s*(?P<done>\d+)\s*/\s*(?P<total>\d+)\b")
 # Rate and time left are averaged over this window: long runs (an archive, a training) change pace slowly.
@@ -62,9 +73,6 @@ def format_rate(per_second: float | None, unit: str) -> str:
 
 
 def _columns(unit: str):
-    from rich.progress import BarColumn, MofNCompleteColumn, ProgressColumn, SpinnerColumn, TextColumn
-    from rich.text import Text
-
     class Rate(ProgressColumn):
         def render(self, task):
             speed = task.speed
@@ -106,9 +114,6 @@ class Progress:
         return self._progress is not None
 
     def __enter__(self) -> "Progress":
-        from rich.console import Console
-        from rich.progress import Progress as RichProgress
-
         console = self._console or Console(stderr=True)
         enabled = console.is_terminal if self._enabled is None else self._enabled
         if enabled:

@@ -10,6 +10,8 @@ import os
 import sys
 import time
 
+from docauth.service.logs import configure
+
 WORKER_BOOT_ERROR = 3  # gunicorn.arbiter.Arbiter.WORKER_BOOT_ERROR: the master halts with a message
 
 worker_class = "docauth.service.worker.JsonErrorWorker"  # gthread answering its errors in JSON
@@ -31,8 +33,6 @@ def post_worker_init(worker) -> None:
     state = getattr(app, "extensions", {}).get("docauth")
     if state is None:
         return
-    from docauth.service.logs import configure
-
     configure(state.settings.log_level)
     state.server_started = float(os.environ.get("DOCAUTH_SERVE_STARTED", time.time()))
     state.start_loading()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import sys
 
+from flask import g, has_request_context
+
 FORMAT = "%(asctime)s %(levelname)s [%(process)d] [%(request_id)s] %(name)s: %(message)s"
 
 
@@ -18,8 +20,6 @@ class RequestIdFilter(logging.Filter):
 
 
 def _current_request_id() -> str:
-    from flask import g, has_request_context
-
     if has_request_context():
         return g.get("request_id", "-")
     return "-"

@@ -22,7 +22,13 @@ from pathlib import Path
 
 from gunicorn.app.base import BaseApplication
 
+from docauth.classifiers.stage import DOCUMENT_MODEL, SIDE_MODEL
 from docauth.config import Settings
+from docauth.ocr.mrz.line_model import MODEL_NAME as LINE_MODEL
+from docauth.runtime.model import verify_model_files
+from docauth.runtime.ort_env import TELEMETRY_ENV
+from docauth.service import gunicorn_conf
+from docauth.store import Store
 
 
 def default_workers(mode: str) -> int:
@@ -35,8 +41,6 @@ def default_threads(settings: Settings) -> int:
 
 def gunicorn_options(settings: Settings, *, host: str, port: int, workers: int, threads: int,
                      timeout: int = 120) -> dict:
-    from docauth.service import gunicorn_conf
-
     return {
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         "workers": workers,
@@ -70,7 +74,8 @@ class DocauthServer(BaseApplication):
                 self.cfg.set(key, value)
 
     def load(self):
-        from docauth.service.app import create_app
+        # Imported in each worker, after the fork (preload_app is off): the app's libraries stay out of the master.
+        from docauth.service.app import create_app  # deferred on purpose
         from docauth.service.logs import configure
 
         configure(self.settings.log_level)
@@ -81,9 +86,6 @@ def served_models(settings: Settings) -> list[str]:
     """Every model a worker may load: the classifiers and the MRZ recogniser (required), and every other model
     with a weight file in the models directory (the reader loads the optional ones when their files are there),
     so a model added later is checked without a change here."""
-    from docauth.classifiers.stage import DOCUMENT_MODEL, SIDE_MODEL
-    from docauth.ocr.mrz.line_model import MODEL_NAME as LINE_MODEL
-
     present = {p.stem for p in Path(settings.models_dir).glob("*") if p.suffix in (".keras", ".onnx")}
     required = [DOCUMENT_MODEL, SIDE_MODEL, LINE_MODEL]
     return required + sorted(present - set(required))
@@ -91,9 +93,6 @@ def served_models(settings: Settings) -> list[str]:
 
 def prepare(settings: Settings, workers: int) -> None:
     """Before gunicorn starts (in the master): data dir, migrations, shared metrics dir."""
-    from docauth.runtime.model import verify_model_files
-    from docauth.store import Store
-
     # A missing, corrupt or unrecorded model file stops `docauth serve` here, naming the file, before any worker
     # forks (no framework is imported): workers that could never load would otherwise stay "loading" for ever.
     verify_model_files(served_models(settings), settings.models_dir)
@@ -104,7 +103,6 @@ def prepare(settings: Settings, workers: int) -> None:
     finally:
         store.close()  # no connection may cross the fork
     os.environ.setdefault("DOCAUTH_SERVE_STARTED", str(time.time()))
-    from docauth.runtime.ort_env import TELEMETRY_ENV
 
     os.environ.setdefault(TELEMETRY_ENV, "1")  # inherited by every worker, whatever imports onnxruntime first
     if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):

@@ -8,11 +8,11 @@ import time
 import click
 
 from docauth.errors import InputError
+from docauth.progress import Progress
+from docauth.synth import CATEGORIES, EXTRA_CATEGORIES, generate_dataset, seeds
 
 
 def _parse_seed(value: str) -> int:
-    from docauth.synth import seeds
-
     named = {r.name: r for r in seeds.ALL}
     if value.lower() in named:
         return named[value.lower()].default
@@ -40,8 +40,6 @@ def _parse_seed(value: str) -> int:
               help="Processes (output does not depend on it).")
 def synth(out_dir, count, seed, categories, start, workers):
     """Generate COUNT labelled images into OUT (JPEGs + labels.jsonl)."""
-    from docauth.synth import CATEGORIES, EXTRA_CATEGORIES, generate_dataset
-
     known = CATEGORIES + EXTRA_CATEGORIES
     try:
         seed_value = _parse_seed(seed)
@@ -51,7 +49,6 @@ def synth(out_dir, count, seed, categories, start, workers):
     except InputError as exc:
         click.echo(f"error: {exc.message}", err=True)
         sys.exit(2)
-    from docauth.progress import Progress
 
     t0 = time.perf_counter()
     try:

@@ -7,9 +7,9 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
-from docauth.synth import draw as d
-from docauth.synth import scenes
+from docauth.synth import draw as d, photos, scenes
 from docauth.synth.capture import capture_document, jpeg_roundtrip, sensor
+from docauth.synth.crop import crop_capture
 from docauth.synth.identity import CITIES, GIVEN_F, GIVEN_M, STREETS, SURNAMES
 from docauth.synth.portrait import draw_head_and_shoulders, face_params, portrait_image
 
@@ -468,8 +468,6 @@ def photo(rng) -> tuple[np.ndarray, dict]:
     upscaled: a soft, low-resolution portrait) and its scenes. Framing, colour grading, a black letterbox
     (video stills), blur and JPEG vary. ``identity`` is set for the astronaut.
     """
-    from docauth.synth import photos
-
     w, h = _frame_size(rng, portrait_p=0.5)
     info = {"style": "photo", "rotation": 0}
     kind = rng.random()
@@ -508,8 +506,6 @@ def photo(rng) -> tuple[np.ndarray, dict]:
 
 def card_crop(rng) -> tuple[np.ndarray, dict]:
     """A payment, business or member card cropped tightly (like ``doc_crop`` documents): not a document."""
-    from docauth.synth.crop import crop_capture
-
     flat, variant = _flat_card(rng, payment_share=0.45)
     mask = d.rounded_mask(flat.shape[0], flat.shape[1], int(min(flat.shape[:2]) * 0.06))
     cap = crop_capture(flat, rng, mask=mask)

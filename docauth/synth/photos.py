@@ -12,6 +12,7 @@ import os
 
 import cv2
 import numpy as np
+from PIL import Image, UnidentifiedImageError
 
 SCENES = ("coffee.png", "chelsea.png", "rocket.jpg", "hubble_deep_field.jpg", "motorcycle_left.png",
           "astronaut.png", "camera.png", "coins.png", "moon.png", "ihc.png", "retina.jpg",
@@ -42,7 +43,6 @@ def load(name: str) -> np.ndarray | None:
         if not os.path.exists(alt):
             return None
         path = alt
-    from PIL import Image, UnidentifiedImageError
 
     try:
         with Image.open(path) as im:

@@ -8,6 +8,7 @@ is imported (see :mod:`docauth.runtime.threading`).
 from __future__ import annotations
 
 import sys
+import zipfile
 
 from docauth.errors import ModelError
 from docauth.runtime import threading as rt_threading
@@ -41,7 +42,6 @@ def openmp_runtimes_loaded() -> list[str]:
 def load_keras_model(path):
     if not path.is_file():
         raise ModelError(f"model file missing: {path}")
-    import zipfile
 
     import keras  # deferred on purpose: TensorFlow takes seconds to import
 
