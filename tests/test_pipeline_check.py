@@ -125,9 +125,55 @@ def test_portrait_of_a_page_read_upside_down_is_found(pipeline, reader, astronau
     photo = np.ascontiguousarray(np.rot90(page))  # taken sideways: HOG finds no upright face on it
     result = pipeline.check(photo, person_id=astronaut_id)
     face = result.stages["face"].output
-    assert face["searched"] == "photo, rectified, rectified turned 180", face
+    assert face["searched"] == "rectified portrait, photo, rectified, rectified turned 180", face
     assert face["face_found"] and face["match"], face
     assert result.decision == "accept", result.export()
+
+
+def _rectified_card(page):
+    from docauth.ocr.locate import warp
+
+    h, w = page.shape[:2]
+    rectified, _ = warp(page, np.float64([[0, 0], [w, 0], [w, h], [0, h]]))  # the reader's page size
+    return rectified
+
+
+def test_portrait_is_found_where_the_layout_puts_it_on_the_rectified_page(pipeline, reader, astronaut_id):
+    reader.next_fields = _fields(ASTRONAUT_PERSON)
+    page = document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False, kind="td1_front")
+    reader.rectified_page = _rectified_card(page)
+    photo = np.ascontiguousarray(np.rot90(page))  # taken sideways: HOG finds no upright face on the photo
+    result = pipeline.check(photo, person_id=astronaut_id)
+    face = result.stages["face"].output
+    assert face["searched"] == "rectified portrait", face
+    assert face["face_found"] and face["match"], face
+
+
+def test_a_portrait_on_either_side_of_a_card_is_found_there_in_the_pages_pixels(pipeline, reader, astronaut_id):
+    reader.next_fields = _fields(ASTRONAUT_PERSON)
+    page = document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False, kind="td1_front")
+    printed = _rectified_card(page)
+    reader.rectified_page = printed
+    as_printed = pipeline.check(page, person_id=astronaut_id).stages["face"].output
+    reader.rectified_page = np.ascontiguousarray(printed[:, ::-1])  # the portrait on the other side
+    mirror = pipeline.check(np.ascontiguousarray(page[:, ::-1]), person_id=astronaut_id).stages["face"].output
+    for face in (as_printed, mirror):
+        assert face["searched"] == "rectified portrait" and face["face_found"] and face["match"], face
+    # The same face, mirrored: its box on the page is the mirror of the other's.
+    width = printed.shape[1]
+    top, right, bottom, left = mirror["box"]
+    assert np.abs(np.subtract([top, width - left, bottom, width - right], as_printed["box"])).max() <= 12, (
+        as_printed, mirror)
+
+
+def test_a_portrait_off_the_layouts_places_is_found_by_the_fallback(pipeline, reader, astronaut_id):
+    reader.next_fields = _fields(ASTRONAUT_PERSON)
+    page = document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False, kind="td1_front")
+    reader.rectified_page = _rectified_card(page)[::-1, ::-1]  # OCR turned the page the wrong way
+    result = pipeline.check(page, person_id=astronaut_id)
+    face = result.stages["face"].output
+    assert face["searched"] == "rectified portrait, photo", face
+    assert face["face_found"] and face["match"], face
 
 
 def test_someone_elses_document_is_rejected_for_face_and_name(pipeline, reader, astronaut_id):

@@ -28,6 +28,8 @@ class FaceStage:
     """
 
     DOCUMENT_DETECTION_LONG_SIDE = 1600
+    # A portrait's place is searched at its own size up to this (a rectified page is ~1,000 px wide).
+    REGION_DETECTION_LONG_SIDE = 800
 
     def __init__(self, encode_face, face_distance, face_locations=None, face_encodings=None):
         self._encode_face = encode_face
@@ -45,12 +47,32 @@ class FaceStage:
         face.load_dlib()  # dlib and its model files now, not on the first request
         return stage
 
-    def encode(self, image: np.ndarray, *, upsampled: bool = True, large: bool = True
+    def encode(self, image: np.ndarray, *, upsampled: bool = True, large: bool = True, region=None
                ) -> tuple[np.ndarray | None, dict]:
         """(encoding or None, info). The two searches can be left out: ``upsampled`` (the detection copy
-        upsampled once, ~90 ms) when it already found nothing, ``large`` (the larger copy, ~200 ms)."""
+        upsampled once, ~90 ms) when it already found nothing, ``large`` (the larger copy, ~200 ms).
+        ``region`` ``(x0, y0, x1, y1)``: only there, the portrait's place on a rectified document
+        (docauth.pipeline.portrait), where the face is large: one plain search of it at its own size; the
+        box and the encoding are the whole image's."""
         with _DLIB_LOCK:
+            if region is not None and self._locations is not None:
+                return self._encode_region(image, region)
             return self._encode(image, upsampled, large)
+
+    def _encode_region(self, image: np.ndarray, region) -> tuple[np.ndarray | None, dict]:
+        x0, y0, x1, y1 = (int(v) for v in region)
+        part = np.ascontiguousarray(image[y0:y1, x0:x1])
+        long_side = min(max(part.shape[:2]), self.REGION_DETECTION_LONG_SIDE)
+        boxes = self._locations(part, upsample=0, long_side=long_side) if part.size else []
+        info = {"n_faces": len(boxes)}
+        if not boxes:
+            return None, info
+        top, right, bottom, left = boxes[0]
+        box = (top + y0, right + x0, bottom + y0, left + x0)
+        # Encoded on the whole image: the aligned face crop may reach past the region's edge.
+        (encoding,) = self._encodings(image, [box])
+        info["box"] = [int(v) for v in box]
+        return np.asarray(encoding, dtype=np.float64), info
 
     def _encode(self, image: np.ndarray, upsampled: bool, large: bool) -> tuple[np.ndarray | None, dict]:
         if self._locations is None:

@@ -41,6 +41,7 @@ from docauth.pipeline.geometry import document_geometry
 from docauth.pipeline.ocr_summary import OCRSummary, ocr_summary, rectified
 from docauth.pipeline.persons import normalise_person
 from docauth.pipeline.policy import REASONS, DecisionPolicy
+from docauth.pipeline.portrait import portrait_regions
 from docauth.pipeline.result import CheckResult, StageRecord, classification_output, jsonable
 from docauth.pipeline.side import SidedClassification, SideEvidence, decide_side, sided
 from docauth.pipeline.store_access import build_face_index, face_templates, get_person, search_index, store_version
@@ -249,14 +250,14 @@ class Pipeline:
         result.rectified = rectified(ocr)
 
     def _start_portrait_search(self, image: np.ndarray, side: str | None) -> "_PortraitSearch | None":
-        """Latency (realtime): the portrait is searched while OCR runs, on the other core. First on the photo
-        as taken (quick sizes only); when that finds none, on the upright rectified document as soon as OCR
-        has made it (a turned or small portrait), beside the printed-field reading."""
+        """Latency (realtime): the portrait is searched while OCR reads the printed fields, on the other core:
+        first where the layout puts it on the upright rectified document as soon as OCR has made it; when no
+        face is there, the photo as taken and the whole page (a turned or small portrait)."""
         wants_face = self.faces is not None and (side is None or side in FACE_SIDES)
         if not (wants_face and self.parallel_face):
             return None
         concurrent_tail = self.faces.concurrent_calls > 1
-        return _PortraitSearch(self._face_pool(), self._encode_timed, image,
+        return _PortraitSearch(self._face_pool(), self._encode_timed, self._encode_portrait_timed, image,
                                tail_pool=self._face_tail_pool() if concurrent_tail else None)
 
     # 1-2. document or not, and which side
@@ -354,8 +355,7 @@ class Pipeline:
                 result.add_reason("face_not_checked", "face", REASONS["face_not_checked"])
             return
         try:
-            encoding, face_info = self._find_face(result, image, rectified(ocr) if ocr is not None else None,
-                                                  search)
+            encoding, face_info = self._find_face(result, image, ocr, search)
         except DocauthError as exc:  # e.g. the face process died: this check gets no face decision
             result.stages["face"] = StageRecord(status="failed", output=exc.export()["error"])
             result.add_reason("stage_failed", "face", f"face matching failed: {exc.code}")
@@ -390,8 +390,9 @@ class Pipeline:
             result.scores["duplicate_distance"] = hits[0]["distance"]
             result.add_reason("duplicate_identity", "duplicates", REASONS["duplicate_identity"])
 
-    def _find_face(self, result: CheckResult, image, rectified, search):
-        """(encoding or None, info): found by the concurrent search (realtime) or here, rectified page first."""
+    def _find_face(self, result: CheckResult, image, ocr: DocumentRead | None, search):
+        """(encoding or None, info): found by the concurrent search (realtime) or here, where the layout puts
+        the portrait on the rectified page first, then the whole page, then the photo."""
         if search is not None:
             encoding, info, ms = search.result()
             if encoding is None and not search.searched_large:  # last resort: the photo at the larger size
@@ -400,12 +401,33 @@ class Pipeline:
                 ms += more_ms
             result.timings_ms["face"] = round(ms, 2)
             return encoding, info
+        page = rectified(ocr) if ocr is not None else None
         with result.timed("face"):
-            encoding, info = self.faces.encode(rectified if rectified is not None else image)
-            info["searched"] = "rectified" if rectified is not None else "photo"
-            if encoding is None and rectified is not None:
+            searched = []
+            encoding, info = None, {}
+            if page is not None:
+                zone = ocr.mrz
+                encoding, info = self._encode_portrait_region(page, zone.zone_top if zone is not None else None,
+                                                              zone.type if zone is not None else None)
+                if info:
+                    searched.append("rectified portrait")
+                if encoding is None:
+                    encoding, info = self.faces.encode(page)
+                    searched.append("rectified")
+            if encoding is None:
                 encoding, info = self.faces.encode(image)  # rectification may have cut the portrait
-                info["searched"] = "rectified, photo"
+                searched.append("photo")
+            info["searched"] = ", ".join(searched)
+        return encoding, info
+
+    def _encode_portrait_region(self, page: np.ndarray, zone_top: float | None = None, zone_type: str | None = None):
+        """(encoding or None, info) from where the layout puts the portrait on the page (the box in the page's
+        pixels); (None, {}) when the page has no such place to search."""
+        encoding, info = None, {}
+        for region in portrait_regions(page.shape, zone_top, zone_type):
+            encoding, info = self.faces.encode(page, region=region)
+            if encoding is not None:
+                break
         return encoding, info
 
     # 5. text match with the person's record (or the claimed fields)
@@ -452,6 +474,11 @@ class Pipeline:
         encoding, info = self.faces.encode(image, upsampled=upsampled, large=large)
         return encoding, info, (time.perf_counter() - start) * 1000.0
 
+    def _encode_portrait_timed(self, page):
+        start = time.perf_counter()
+        encoding, info = self._encode_portrait_region(page)
+        return encoding, info, (time.perf_counter() - start) * 1000.0
+
     # -- 1:N -------------------------------------------------------------------------------
     def _index(self):
         with self._index_lock:
@@ -476,33 +503,43 @@ class Pipeline:
 
 
 class _PortraitSearch:
-    """The realtime portrait search beside OCR: the photo (quick), then the rectified page if need be,
-    then the page turned half-way and the photo at the larger size.
+    """The realtime portrait search beside OCR: where the layout puts the portrait on the rectified page as
+    soon as OCR has made it; when no face is there, the photo (quick sizes), the whole page, then the page
+    turned half-way and the photo at the larger size. When OCR made no page, the photo, once the check asks.
 
-    ``rectified_ready`` is OCR's ``on_rectified`` callback. The follow-up task waits for the photo
-    search inside the pool; it cannot deadlock, because the pool runs tasks in submission order and the
-    photo search of the same check was submitted first.
+    ``rectified_ready`` is OCR's ``on_rectified`` callback.
     """
 
-    def __init__(self, pool, encode_timed, photo, *, tail_pool=None):
-        self._pool, self._encode_timed = pool, encode_timed
+    def __init__(self, pool, encode_timed, encode_portrait_timed, photo, *, tail_pool=None):
+        self._pool, self._encode_timed, self._encode_portrait_timed = pool, encode_timed, encode_portrait_timed
         self._photo_image = photo
-        self._photo = pool.submit(encode_timed, photo, large=False)
         self._followup = None
         self._tail_pool = tail_pool  # set: the last two searches run at once
-        self.searched = "photo"
+        self._searched: list[str] = []
         self.searched_large = False
+
+    @property
+    def searched(self) -> str:
+        return ", ".join(self._searched)
 
     def rectified_ready(self, upright) -> None:
         self._followup = self._pool.submit(self._then_rectified, upright)
 
     def _then_rectified(self, upright):
-        encoding, info, ms = self._photo.result()
+        page = np.ascontiguousarray(upright)
+        encoding, info, ms = self._encode_portrait_timed(page)
+        if info:
+            self._searched.append("rectified portrait")
         if encoding is not None:
             return encoding, info, ms
-        # The rectified page at quick sizes (its long side is ~1,000 px: the larger copy adds nothing).
-        encoding, info, more_ms = self._encode_timed(np.ascontiguousarray(upright), large=False)
-        self.searched += ", rectified"
+        encoding, info, more_ms = self._encode_timed(self._photo_image, large=False)
+        self._searched.append("photo")
+        ms += more_ms
+        if encoding is not None:
+            return encoding, info, ms
+        # The whole rectified page at quick sizes (its long side is ~1,000 px: the larger copy adds nothing).
+        encoding, info, more_ms = self._encode_timed(page, large=False)
+        self._searched.append("rectified")
         ms += more_ms
         if encoding is not None:
             return encoding, info, ms
@@ -512,19 +549,23 @@ class _PortraitSearch:
         # and the other core is free; the first in this order that finds a face is taken.
         large = (self._tail_pool.submit(self._encode_timed, self._photo_image, upsampled=False)
                  if self._tail_pool is not None else None)
-        encoding, info, turned_ms = self._encode_timed(np.ascontiguousarray(upright[::-1, ::-1]), large=False)
-        self.searched += ", rectified turned 180"
+        encoding, info, turned_ms = self._encode_timed(np.ascontiguousarray(page[::-1, ::-1]), large=False)
+        self._searched.append("rectified turned 180")
         if encoding is not None or large is None:
             # A hit on the preferred search (a running larger one finishes unread), or no second search:
             # in process, the caller makes the larger search last.
             return encoding, info, ms + turned_ms
         encoding, info, large_ms = large.result()
-        self.searched += ", photo (large)"
+        self._searched.append("photo (large)")
         self.searched_large = True
         return encoding, info, ms + max(turned_ms, large_ms)
 
     def result(self):
         """(encoding or None, info, milliseconds spent searching)."""
-        encoding, info, ms = (self._followup or self._photo).result()
+        if self._followup is None:  # OCR made no page (it failed, or there is no reader): the photo
+            encoding, info, ms = self._encode_timed(self._photo_image, large=False)
+            self._searched.append("photo")
+        else:
+            encoding, info, ms = self._followup.result()
         info["searched"] = self.searched
         return encoding, info, ms
