@@ -170,3 +170,13 @@ def test_person_record_objects_are_accepted():
     record = PersonRecord(id=1, surname="Åberg", given_names="Lars", date_of_birth=dt.date(1990, 1, 2))
     m = match_person({"surname": "AABERG", "given_names": "LARS", "date_of_birth": "900102"}, record, today=TODAY)
     assert m.match and m.fields["surname"].reason == "transliteration"
+
+
+def test_given_names_cut_short_by_a_full_zone_name_field_match_however_short():
+    from docauth.matching.text import match_person
+
+    full = match_person({"surname": "ABERCROMBIE FITZGERALD", "given_names": "JEAN E"},
+                        {"surname": "Abercrombie Fitzgerald", "given_names": "Jean Einar"})
+    assert (full.fields["given_names"].reason, full.fields["given_names"].match) == ("truncated", True)
+    short = match_person({"surname": "SMITH", "given_names": "JO"}, {"surname": "Smith", "given_names": "John"})
+    assert short.fields["given_names"].match is False  # a short name is no cut one

@@ -236,7 +236,26 @@ def _text(value: Any) -> str | None:
     return str(value)
 
 
-def compare_names(document: str | None, record: str | None, field: str = "name", threshold: float = DEFAULT_NAME_THRESHOLD) -> FieldMatch:
+# The narrowest name field of an MRZ: TD1's third line (TD2 has 31, TD3 39 characters).
+ZONE_NAME_FIELD_MIN = 30
+
+
+def fills_zone_name_field(surname: str | None, given_names: str | None) -> bool:
+    """Do the names, written as an MRZ writes them (``SURNAME<<GIVEN<NAMES``), fill a whole name field? Then
+    the zone may have cut the given names short.
+
+    >>> fills_zone_name_field("ABERCROMBIE FITZGERALD", "JEAN E"), fills_zone_name_field("SMITH", "JOHN")
+    (True, False)
+    """
+    if not surname or not given_names:
+        return False
+    return len(f"{surname}<<{given_names}".replace(" ", "<")) >= ZONE_NAME_FIELD_MIN
+
+
+def compare_names(document: str | None, record: str | None, field: str = "name", threshold: float = DEFAULT_NAME_THRESHOLD,
+                  *, zone_full: bool = False) -> FieldMatch:
+    """``zone_full``: the document's names fill an MRZ's whole name field, so its last word may be cut short
+    however short the name (a cut name of fewer than ten letters is taken as such only then)."""
     doc_text, rec_text = _text(document), _text(record)
     if not doc_text or not rec_text or not fold_name(doc_text) or not fold_name(rec_text):
         return FieldMatch(field, None, None, "missing", doc_text, rec_text)
@@ -250,7 +269,8 @@ def compare_names(document: str | None, record: str | None, field: str = "name",
     # MRZ names are cut at the field length; the document then holds a prefix.
     for d, r in itertools.product(doc_vars, rec_vars):
         mrz_form = r.replace(" ", "")
-        if len(d) >= 10 and (r.startswith(d) or mrz_form.startswith(d.replace(" ", ""))) and len(d) < len(r):
+        if (len(d) >= 10 or zone_full) and (r.startswith(d) or mrz_form.startswith(d.replace(" ", ""))) \
+                and len(d) < len(r):
             return FieldMatch(field, 0.95, True, "truncated", doc_text, rec_text)
     best = max(fuzz.token_sort_ratio(d, r) / 100.0 for d, r in itertools.product(doc_vars, rec_vars))
     if best >= threshold:
@@ -339,7 +359,8 @@ def match_person(
     today = today or dt.date.today()
     results = {
         "surname": compare_names(_get(fields, "surname"), _get(person, "surname"), "surname", name_threshold),
-        "given_names": compare_names(_get(fields, "given_names"), _get(person, "given_names"), "given_names", name_threshold),
+        "given_names": compare_names(_get(fields, "given_names"), _get(person, "given_names"), "given_names", name_threshold,
+                                     zone_full=fills_zone_name_field(_get(fields, "surname"), _get(fields, "given_names"))),
         "date_of_birth": compare_birth_dates(_get(fields, "date_of_birth"), _get(person, "date_of_birth"), today),
         "document_number": compare_document_numbers(_get(fields, "document_number"), _get(person, "document_number")),
         "expiry": compare_expiry(_get(fields, "expiry"), _get(person, "expiry"), today),
