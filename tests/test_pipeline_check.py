@@ -6,6 +6,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,7 @@ from docauth.config import Settings
 from docauth.errors import NotFound
 from docauth.pipeline import DecisionPolicy, Pipeline, Thresholds
 from docauth.pipeline.faces import FaceStage
+from docauth.pipeline.geometry import document_geometry
 from docauth.pipeline.loaders import load_text_matcher
 from pipeline_support import (ASTRONAUT_PERSON, OTHER_PERSON, FieldsReader, RuleClassifier, astronaut_portrait,
                               document_of)
@@ -159,6 +162,11 @@ def test_a_portrait_on_either_side_of_a_card_is_found_there_in_the_pages_pixels(
     mirror = pipeline.check(np.ascontiguousarray(page[:, ::-1]), person_id=astronaut_id).stages["face"].output
     for face in (as_printed, mirror):
         assert face["searched"] == "rectified portrait" and face["face_found"] and face["match"], face
+    # The desk's box of the portrait is that box on the page (not mapped again from the photo).
+    read = SimpleNamespace(document=SimpleNamespace(rectified=printed, corners=[[0, 0], [1, 0], [1, 1], [0, 1]]),
+                           mrz=None, printed={})
+    top, right, bottom, left = as_printed["box"]
+    assert document_geometry(read, as_printed)["face"] == [left, top, right, bottom]
     # The same face, mirrored: its box on the page is the mirror of the other's.
     width = printed.shape[1]
     top, right, bottom, left = mirror["box"]
