@@ -43,6 +43,9 @@ def test_every_section_a_script_writes_has_its_markers_once():
         begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
         assert BENCHMARKS.count(begin) == 1 and BENCHMARKS.count(end) == 1, name
         assert BENCHMARKS.index(begin) < BENCHMARKS.index(end), name
+        inside = BENCHMARKS[BENCHMARKS.index(begin):BENCHMARKS.index(end)]
+        # the script replaces everything between its markers: another section there would be lost at its next run
+        assert len(re.findall(r"^## ", inside, re.M)) == 1, f"only the {name} section between the {name} markers"
 
 
 def test_the_ocr_section_renders_short_from_the_stored_evaluations():
