@@ -39,6 +39,7 @@ TODAY = dt.date(2026, 11, 22)
         ("ZHUKOVA", "Жукова", "transliteration"),
         ("SCHCHERBAKOV", "Щербаков", "fuzzy"),
         ("SMITH JOHN", "John Smith", "token_order"),
+        ("SVENLARS", "Sven Lars", "token_order"),
         ("ONEILL", "O'Neill", "exact"),
         ("WOLFESCHLEGELSTEINHAUSENBERGERD", "Wolfeschlegelsteinhausenbergerdorff", "truncated"),
         ("ERIKSON", "Eriksson", "fuzzy"),
