@@ -39,8 +39,6 @@ from docauth.runtime.model import model_paths
 
 # Card fronts seldom carry an MRZ (TD1 prints it on the back; TD2-style cards on the front do).
 SIDES_WITHOUT_MRZ = frozenset({"front"})
-
-
 # Fields taken from an MRZ that is not valid as a whole, over the printed read, when they pass their own check
 # (names, which have none, are taken from any MRZ with its structure: see DocumentReader.postprocess).
 CERTAIN_ON_THEIR_OWN = frozenset({"document_number", "date_of_birth", "expiry_date"})
@@ -70,8 +68,6 @@ OTHER_SIDE_PLACES = 2  # places looked at, those most inside the photo first
 # lines there, and a back beside clutter pays little for the look.
 OTHER_SIDE_DETECT_SIDE = 320
 OUTLINE_MODEL = outline.MODEL_NAME
-
-
 SAME_CORNERS_PX = 4.0  # two located outlines this close are the same
 # Long side of the located document when its MRZ is read again on it (a TD3 line then spans ~600 px).
 DOCUMENT_READ_SIDE = 1400
@@ -118,6 +114,7 @@ class OCRResult:
 
 class DocumentReader:
     """Locate, rectify, read MRZ + printed fields, cross-check."""
+
     def __init__(self, mrz_reader: MRZReader, *, printed: PrintedReader | None = None, outline_model=None,
                  tesseract=None):
         self.mrz_reader = mrz_reader
@@ -134,7 +131,6 @@ class DocumentReader:
     @classmethod
     def load(cls, models_dir: str | Path | None = None, backend: str = "auto", mode: str = "realtime",
              *, read_viz: bool = True, tesseract: str = "auto") -> "DocumentReader":
-
         os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # Tesseract: faster single-threaded on small crops
         model = load_model(LINE_MODEL, models_dir=models_dir, backend=backend, mode=mode)
         if model.input_shape != (LINE_H, LINE_W, 1) or list(model.labels) != LABELS:
@@ -174,18 +170,17 @@ class DocumentReader:
 
         ``side``: the side classifier's answer, when known (a front is searched less for an MRZ).
         """
-
         timings = {} if timings is None else timings
         image = _as_rgb(image)
         t = time.perf_counter()
         mrz = credible(self.mrz_reader.read(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY),
-                                             expected=side not in SIDES_WITHOUT_MRZ))
+                                            expected=side not in SIDES_WITHOUT_MRZ))
         timings["mrz_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         expected = zone_agreement(mrz) if mrz is not None and mrz.result.valid else None
         # No MRZ read: not an open booklet (its spread shows the data page's zone), so prefer one document's shape.
         located = locate.locate_document(image, self.outline_model, accept=expected,
-                                  shapes=locate.ONE_DOCUMENT_ASPECTS if mrz is None else None)
+                                         shapes=locate.ONE_DOCUMENT_ASPECTS if mrz is None else None)
         zone_expected = located.found and side not in SIDES_WITHOUT_MRZ
         # A "front" is searched again when what was located, or the photo a scan fills, is no card.
         doubtful_front = side in SIDES_WITHOUT_MRZ and not _card_proportions(located.corners)
@@ -235,7 +230,6 @@ class DocumentReader:
         or beside text-like clutter (a keyboard) that the search took for the zone. The warped document
         has none of those. Costs one more MRZ search, only when the first found nothing valid.
         """
-
         gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
         flat, homography = locate.warp(gray, corners, max_long_side=DOCUMENT_READ_SIDE, min_long_side=DOCUMENT_READ_SIDE)
         read = self.mrz_reader.read(flat, expected=True)
@@ -437,7 +431,7 @@ def _prints_nothing_more(mrz: MRZResult | None, side: str | None, page_shape) ->
     if side == "front" or mrz is None or mrz.type != "TD1" or not getattr(mrz, "structure_ok", False):
         return False
     height, width = page_shape[:2]
-    return abs(max(height, width) / max(1, min(height, width)) - TD1_ASPECT) < ONE_CARD_ASPECT_SLACK
+    return _td1_like(width, height, ONE_CARD_ASPECT_SLACK)
 
 
 def _card_proportions(corners) -> bool:
@@ -450,7 +444,12 @@ def _card_proportions(corners) -> bool:
     c = np.asarray(corners, dtype=np.float64)
     width = (np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3])) / 2
     height = (np.linalg.norm(c[3] - c[0]) + np.linalg.norm(c[2] - c[1])) / 2
-    return bool(abs(max(width, height) / max(1.0, min(width, height)) - TD1_ASPECT) < CARD_FRONT_ASPECT_SLACK)
+    return _td1_like(width, height, CARD_FRONT_ASPECT_SLACK)
+
+
+def _td1_like(width: float, height: float, slack: float) -> bool:
+    """Is a width and height's long-to-short ratio within ``slack`` of an ID-1 card's?"""
+    return bool(abs(max(width, height) / max(1.0, min(width, height)) - TD1_ASPECT) < slack)
 
 
 def _zone_fields(mrz: MRZResult | None) -> dict:

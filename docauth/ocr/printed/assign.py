@@ -283,22 +283,19 @@ def _printed_name(text: str, wanted: str) -> str | None:
     matches by its start; five letters or more may differ by one OCR slip."""
     words = (clean_name(text) or "").split()
     glued = wanted.replace(" ", "")
-    candidates = [" ".join(words[i:j]) for i in range(len(words)) for j in range(len(words), i, -1)]
+    runs = [" ".join(words[i:j]) for i in range(len(words)) for j in range(len(words), i, -1)]
+    candidates = [(run, got) for run, got in ((run, _name_letters(run)) for run in runs) if got]
     # The name exactly as the zone has it first: a longer run of words that merely starts with it is the
     # truncated-name case, and may be this name followed by the next field's.
     base = _base_letters_pattern(wanted)
-    for candidate in candidates:
-        got = _name_letters(candidate)
+    for candidate, got in candidates:
         if got == wanted:
             return candidate
-        if got and got.replace(" ", "") == glued:
+        if got.replace(" ", "") == glued:
             return _spaced_like(candidate, wanted)
-        if got and base.fullmatch(got):
+        if base.fullmatch(got):
             return wanted
-    for candidate in candidates:
-        got = _name_letters(candidate)
-        if not got:
-            continue
+    for candidate, got in candidates:
         if len(wanted) >= 10 and got.startswith(wanted):
             return candidate
         if len(glued) >= 5 and _within_one(got.replace(" ", ""), glued):

@@ -149,8 +149,9 @@ def _names_both(found: list[tuple], letters: str) -> bool:
         at = letters.find(glued)
         return at if at >= 0 else fuzz.partial_ratio_alignment(glued, letters).dest_start
 
-    given = [(start(g), start(g) + len(g)) for f, _, g, _ in found if f == "given_names"]
-    surname = [start(g) for f, _, g, _ in found if f == "surname" and not any(a <= start(g) < b for a, b in given)]
+    given = [(at, at + len(g)) for f, _, g, _ in found if f == "given_names" for at in (start(g),)]
+    surname = [at for f, _, g, _ in found if f == "surname" for at in (start(g),)
+               if not any(a <= at < b for a, b in given)]
     return bool(given and surname) and min(surname) < min(a for a, _ in given)
 
 

@@ -87,24 +87,24 @@ class PrintedReader:
             # The cheapest read that can confirm the MRZ: value-sized lines, those whose length best fits one
             # of its values first, a few at a time until each value is found; the rest (captions included)
             # only for a field whose value was not found among them.
-            first = sorted((b for b in values if fit(b, wanted) is not None), key=lambda b: fit(b, wanted))
-            lines: list[PrintedLine] = []
-            fields: dict = {}
+            fits = {b: fit(b, wanted) for b in values}
+            first = sorted((b for b in values if fits[b] is not None), key=fits.get)
             if zone_values_only:
                 first = first[:ZONE_VALUES_ONLY_LINES]
+            lines: list[PrintedLine] = []
+            fields: dict = {}
             for start in range(0, len(first), READ_CHUNK):
                 lines += self._read(page, first[start:start + READ_CHUNK])
                 fields = self.postprocess(lines, mrz_fields, today)
                 if all(name in fields and fields[name].how == "mrz" for name in wanted):
                     break
             else:
-                if zone_values_only:
-                    fields = {name: read for name, read in fields.items() if read.how == "mrz"}
-                    timings["recognise_ms"] = (time.perf_counter() - t) * 1000
-                    return PrintedRead(fields, lines, timings)
-                rest = [b for b in boxes if b not in first]
-                lines = sorted(lines + self._read(page, rest, captions), key=lambda line: (line.y0, line.x0))
-                fields = self.postprocess(lines, mrz_fields, today)
+                if not zone_values_only:
+                    rest = [b for b in boxes if b not in first]
+                    lines = sorted(lines + self._read(page, rest, captions), key=lambda line: (line.y0, line.x0))
+                    fields = self.postprocess(lines, mrz_fields, today)
+            if zone_values_only:
+                fields = {name: read for name, read in fields.items() if read.how == "mrz"}
         else:
             lines = sorted(self._read(page, values) + self._read(page, captions, captions),
                            key=lambda line: (line.y0, line.x0))
