@@ -42,15 +42,21 @@ CARD_TITLES = ("IDENTITY CARD", "CARTE D'IDENTITÉ", "PERSONALAUSWEIS", "DOCUMEN
 PASSPORT_WORDS = ("PASSPORT", "PASSEPORT", "REISEPASS", "PASAPORTE", "PASSAPORTO", "PASPOORT", "PASS")
 
 
-def data_page(rng: np.random.Generator, identity: dict, portrait: np.ndarray) -> tuple[np.ndarray, list[str], float]:
-    """(RGB page, MRZ lines, the zone's top as a fraction of the page height)."""
-    w, h = TD3_PAGE
+def _blank(rng: np.random.Generator, w: int, h: int) -> tuple:
+    """A blank document of its paper and the draw style its print keeps: (image, drawer, hue, regular font,
+    bold font, ink, caption ink)."""
     hue = rng.random()
     img = _paper(rng, w, h, hue)
-    dr = ImageDraw.Draw(img)
     regular, bold = d.pick(rng, d.VIZ_FAMILIES)
     ink = d.pick(rng, [(10, 10, 15), (25, 25, 40), (15, 25, 60)])
     label_ink = d.pick(rng, [(70, 70, 80), d.hsv(hue, 0.6, 0.45), (40, 60, 110), (110, 50, 60)])
+    return img, ImageDraw.Draw(img), hue, regular, bold, ink, label_ink
+
+
+def data_page(rng: np.random.Generator, identity: dict, portrait: np.ndarray) -> tuple[np.ndarray, list[str], float]:
+    """(RGB page, MRZ lines, the zone's top as a fraction of the page height)."""
+    w, h = TD3_PAGE
+    img, dr, hue, regular, bold, ink, label_ink = _blank(rng, w, h)
     mrz_top = float(rng.uniform(0.75, 0.84))
     # header: the state's name and the word passport, in one of the ways issuers place them
     _, en_name, local_name, adjective = country(identity["issuing_state"])
@@ -104,12 +110,7 @@ def data_page(rng: np.random.Generator, identity: dict, portrait: np.ndarray) ->
 def card_front(rng: np.random.Generator, identity: dict, portrait: np.ndarray) -> np.ndarray:
     """An ID card's front: header, portrait, labelled fields, signature; no zone (TD1 prints it on the back)."""
     w, h = TD1_CARD
-    hue = rng.random()
-    img = _paper(rng, w, h, hue)
-    dr = ImageDraw.Draw(img)
-    regular, bold = d.pick(rng, d.VIZ_FAMILIES)
-    ink = d.pick(rng, [(10, 10, 15), (25, 25, 40), (15, 25, 60)])
-    label_ink = d.pick(rng, [(70, 70, 80), d.hsv(hue, 0.6, 0.45), (40, 60, 110), (110, 50, 60)])
+    img, dr, hue, regular, bold, ink, label_ink = _blank(rng, w, h)
     _, en_name, local_name, adjective = country(identity["issuing_state"])
     header = float(rng.uniform(0.12, 0.2))
     if rng.random() < 0.35:  # a coloured band across the top
