@@ -107,3 +107,13 @@ def test_profile_choosing_gpu_on_gpu_machine_is_used(standin, tmp_path, monkeypa
         np.testing.assert_equal(model.predict(sample_inputs((32, 32, 3), 1)).shape, (1, 3))
     finally:
         model.close()
+
+
+def test_cuda_provider_keeps_fp32_unless_tf32_is_asked_for():
+    from docauth.runtime.engines.onnx_runtime import provider_list
+
+    (name, options), fallback = provider_list(BackendSpec.parse("onnxruntime_cuda"), "realtime")
+    assert name == "CUDAExecutionProvider" and fallback == "CPUExecutionProvider"
+    assert options == {"device_id": 0, "use_tf32": "0"}
+    (_, options), _ = provider_list(BackendSpec.parse("onnxruntime_cuda:precision=tf32,device=cuda:1"), "realtime")
+    assert options == {"device_id": 1, "use_tf32": "1"}

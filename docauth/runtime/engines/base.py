@@ -11,7 +11,7 @@ import numpy as np
 
 from docauth.errors import ConfigError
 
-PRECISIONS = ("fp32", "bf16")
+PRECISIONS = ("fp32", "bf16", "tf32")  # tf32: CUDA matrix units' 10-bit mantissa, asked for by name only
 OPENVINO_HINTS = ("LATENCY", "THROUGHPUT")
 
 

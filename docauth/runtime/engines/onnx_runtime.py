@@ -63,7 +63,10 @@ def provider_list(spec: BackendSpec, mode: str):
     provider = PROVIDERS[spec.name]
     if provider == "CUDAExecutionProvider":
         device_id = int((spec.device or "0").split(":")[-1])
-        return [(provider, {"device_id": device_id}), "CPUExecutionProvider"]
+        # ONNX Runtime's CUDA provider rounds matrix inputs to TF32 by default, which changes the recogniser's
+        # text on some crops against the fp32 CPU path the thresholds were set on; TF32 only when asked for.
+        return [(provider, {"device_id": device_id, "use_tf32": "1" if spec.precision == "tf32" else "0"}),
+                "CPUExecutionProvider"]
     if provider == "OpenVINOExecutionProvider":
         options = {"device_type": spec.device or "CPU", "precision": "BF16" if spec.precision == "bf16" else "FP32"}
         if spec.threads:
