@@ -116,6 +116,8 @@ def test_short_startup_tune_is_bounded_and_recorded(standin, tmp_path, monkeypat
     assert elapsed < 15  # budget 2 s for measuring; loading the candidates comes on top
     written = tuning.load_profile(tmp_path / "runtime-profile.json")
     assert written["quick"] and written["per_model"]["second"]["realtime"]["spec"]["key"] == model.spec
+    # a few inputs through each candidate, so that a page-sized model's accuracy check fits the budget too
+    assert written["inputs"] == tuning.QUICK_TUNING_INPUTS < tuning.TUNING_INPUTS
     # the next start-up reuses it instead of measuring again
     again = load_model("second", models_dir=standin, backend="auto", mode="realtime")
     again.close()

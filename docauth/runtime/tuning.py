@@ -47,6 +47,11 @@ ACCURACY_ATOL = 5e-2
 ACCURACY_MIN_AGREEMENT = 0.95
 PROFILE_VERSION = 1
 DEFAULT_BATCH_SIZES = (4, 8, 16, 32)
+TUNING_INPUTS = 32
+# The start-up tune compares engines on a few inputs only: every input goes through every candidate once for
+# the accuracy check, and 32 of a page-sized model (a text detector at 640 px) take longer than the whole
+# budget, which left only the first candidate measured.
+QUICK_TUNING_INPUTS = 4
 
 
 def profile_path(settings: Settings | None = None) -> Path:
@@ -221,13 +226,14 @@ def tune(models: Iterable[str], *, models_dir=None, probe: HardwareProbe | None 
     modes = list(modes)
     probe = probe or cached_probe()
     delay_ms = Settings.load().max_queue_delay_ms if max_queue_delay_ms is None else max_queue_delay_ms
-    started = time.perf_counter()
     inputs, metas, shas = {}, {}, {}
+    count = QUICK_TUNING_INPUTS if quick else TUNING_INPUTS
     for name in models:
         metas[name] = load_metadata(name, models_dir)
-        inputs[name] = scaled_for(metas[name], sample_inputs(input_hwc(metas[name]), 32, seed=1))
+        inputs[name] = scaled_for(metas[name], sample_inputs(input_hwc(metas[name]), count, seed=1))
         source = version_file(name, models_dir)
         shas[name] = file_sha256(source) if source.is_file() else None
+    started = time.perf_counter()  # the budget is for loading and measuring the engines
     singles = {n: [np.ascontiguousarray(x[None]) for x in inputs[n]] for n in models}
     onnx_ready = all(model_paths(n, models_dir).onnx.is_file() for n in models)
     joined = "+".join(models)
@@ -321,7 +327,7 @@ def tune(models: Iterable[str], *, models_dir=None, probe: HardwareProbe | None 
                     "model_sha256": shas[name], "reason": f"{best['spec']}: {why} for {name}", "quick": quick}
     return {"version": PROFILE_VERSION, "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "fingerprint": probe.fingerprint(), "probe": probe.export(), "models": models,
-            "tune_seconds": round(time.perf_counter() - started, 1), "quick": quick,
+            "tune_seconds": round(time.perf_counter() - started, 1), "quick": quick, "inputs": count,
             "measurements": measurements, "choice": choice, "per_model": per_model}
 
 
