@@ -71,6 +71,7 @@ class RuleClassifier:
 class _MRZ:
     fields: dict
     valid: bool = True
+    checks_pass: bool = True
     type: str | None = "unstated"  # found, of no format in particular (the side model's answer stands)
     format_sure: bool = False
     lines: list = field(default_factory=lambda: ["(the stand-in's zone)"])
@@ -101,6 +102,7 @@ class FieldsReader:
     def __init__(self):
         self.next_fields: dict = {}
         self.mrz_valid = True
+        self.mrz_checks_pass = None  # None: as valid says
         self.with_mrz = True
         self.mrz_type = None  # e.g. "TD3": the MRZ format the reader reports
         self.rectified_page = None  # handed to on_rectified, as the real reader does with its upright page
@@ -116,7 +118,8 @@ class FieldsReader:
         if on_rectified is not None and self.rectified_page is not None:
             on_rectified(self.rectified_page)
         fields = dict(self.next_fields)
-        mrz = _MRZ(fields, self.mrz_valid) if self.with_mrz else None
+        checks_pass = self.mrz_valid if self.mrz_checks_pass is None else self.mrz_checks_pass
+        mrz = _MRZ(fields, self.mrz_valid, checks_pass) if self.with_mrz else None
         if mrz is not None and self.mrz_type:
             mrz.type = self.mrz_type
         return _Read(fields=fields, mrz=mrz)

@@ -249,6 +249,15 @@ def test_expired_and_invalid_mrz_are_reasons(pipeline, reader, astronaut_id):
     assert result.decision == "reject"
 
 
+def test_a_zone_passing_its_checks_but_read_unsurely_is_a_note_not_a_rejection(pipeline, reader, astronaut_id):
+    reader.next_fields = _fields(ASTRONAUT_PERSON)
+    reader.mrz_valid, reader.mrz_checks_pass = False, True
+    image = document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False)
+    result = pipeline.check(image, person_id=astronaut_id)
+    assert "mrz_invalid" not in result.reason_codes and result.decision == "accept"
+    assert "read unsurely" in result.stages["ocr"].note
+
+
 def test_missing_mrz_on_a_data_page_asks_for_review(pipeline, reader, astronaut_id):
     reader.next_fields = _fields(ASTRONAUT_PERSON)
     reader.with_mrz = False

@@ -45,7 +45,8 @@ class MRZ(Protocol):
 
     type: str | None  # TD1, TD2, TD3, MRVA, MRVB; None when the lines fit no format
     lines: list[str]
-    valid: bool  # every check digit passes
+    valid: bool  # every check digit passes and every character no check digit covers was read surely
+    checks_pass: bool  # the lines have their format and every check digit passes (sure or not)
     format_sure: bool  # the format is certain, its check digits aside
     score: float | None
     fields: dict

@@ -18,6 +18,7 @@ class OCRSummary:
     fields: dict = field(default_factory=dict)  # canonical field -> value: the reader's, then the zone's
     mrz_found: bool = False
     mrz_valid: bool = False
+    mrz_checks_pass: bool = False  # format and check digits hold, some unchecked character read unsurely or not
     mrz_score: float | None = None
     kind: str | None = None  # the zone's format when one was found
     format_sure: bool = False  # that format is certain, its check digits aside (MRZResult.format_sure)
@@ -43,6 +44,7 @@ def ocr_summary(ocr: DocumentRead) -> OCRSummary:
         fields=fields,
         mrz_found=found,
         mrz_valid=valid,
+        mrz_checks_pass=found and bool(mrz.checks_pass),
         mrz_score=jsonable(mrz.score) if found else None,
         kind=jsonable(mrz.type) if found else None,
         format_sure=found and bool(mrz.format_sure),

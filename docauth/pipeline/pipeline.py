@@ -40,7 +40,7 @@ from docauth.pipeline.faces import FaceStage
 from docauth.pipeline.geometry import document_geometry
 from docauth.pipeline.ocr_summary import OCRSummary, ocr_summary, rectified
 from docauth.pipeline.persons import normalise_person
-from docauth.pipeline.policy import REASONS, DecisionPolicy
+from docauth.pipeline.policy import MRZ_UNSURE_NOTE, REASONS, DecisionPolicy
 from docauth.pipeline.portrait import portrait_regions
 from docauth.pipeline.result import CheckResult, StageRecord, classification_output, jsonable
 from docauth.pipeline.side import SidedClassification, SideEvidence, decide_side, sided
@@ -310,8 +310,10 @@ class Pipeline:
         result.document["kind"] = read.kind
         result.scores["mrz"] = read.mrz_score
         if read.mrz_found:
-            if not read.mrz_valid:
+            if not read.mrz_checks_pass:
                 result.add_reason("mrz_invalid", "ocr", REASONS["mrz_invalid"])
+            elif not read.mrz_valid:  # our read is unsure where no check digit reaches: say so, blame no one
+                result.stages["ocr"].note = MRZ_UNSURE_NOTE
         elif side in MRZ_SIDES:
             result.add_reason("mrz_not_found", "ocr", REASONS["mrz_not_found"])
         if read.viz_mrz_mismatch:

@@ -56,6 +56,11 @@ REASONS: dict[str, str] = {
     "capture_too_dark": "the photo is too dark to read: ask for a photo in better light",
 }
 
+# Not a reason: the OCR stage's note when the zone passes every check digit but the reader was unsure of a
+# character no check digit covers; the zone is then not reported valid, and the decision does not change.
+MRZ_UNSURE_NOTE = ("the machine-readable zone passes its check digits, but characters no check digit covers "
+                   "were read unsurely, so it is not reported valid")
+
 DEFAULT_REJECT = (
     "not_a_document,mrz_invalid,expired,face_mismatch,name_mismatch,dob_mismatch,"
     "document_number_mismatch,duplicate_identity"

@@ -130,6 +130,18 @@ class MRZResult:
         return bool(check and check.get("ok") and not check.get("doubtful"))
 
     @property
+    def checks_pass(self) -> bool:
+        """Does the zone as read have its format and pass every check digit? ``valid`` asks more: that no
+        character a check digit cannot vouch for (a name's letters, a code, a check-blind twin) was read
+        unsurely. A zone that passes its checks but is not valid is our unsure read, not a failing document.
+
+        >>> parse_mrz(["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+        ...            "L898902C36UTO7408122F1204159ZE184226B<<<<<10"]).checks_pass
+        True
+        """
+        return self.structure_ok and bool(self.checks) and all(c.get("ok") for c in self.checks.values())
+
+    @property
     def format_sure(self) -> bool:
         """Is the zone's format certain even where its check digits fail (a specimen's, a misread digit)? Its
         layout holds (line count and length, letters and digits where they belong) and two of its check
