@@ -133,6 +133,28 @@ def standin_pipeline(settings):
                     store=None, settings=settings, today=lambda: dt.date(2026, 1, 1))
 
 
+def thread_facts_pipeline(settings):
+    """Batch-scanner factory: the stand-in pipeline, after writing what this worker was given to run on
+    (``$THREAD_FACTS_DIR/<pid>.json``): its share, the thread variables, OpenCV's threads, the threads of a
+    shipped model's ONNX Runtime session and the settings' queue delay."""
+    import json
+    import os
+    from pathlib import Path
+
+    import cv2
+
+    from docauth.runtime import load_model
+
+    model = load_model("document", backend="onnxruntime", mode=settings.mode)
+    facts = {key: os.environ.get(key) for key in ("DOCAUTH_PROCESS_THREADS", "OMP_NUM_THREADS",
+                                                  "OPENBLAS_NUM_THREADS", "OMP_THREAD_LIMIT")}
+    facts.update(cv2_threads=cv2.getNumThreads(), ort_intra_op_threads=model.details["intra_op_threads"],
+                 spec=model.spec, max_queue_delay_ms=settings.max_queue_delay_ms)
+    model.close()
+    Path(os.environ["THREAD_FACTS_DIR"], f"{os.getpid()}.json").write_text(json.dumps(facts))
+    return standin_pipeline(settings)
+
+
 def astronaut_portrait() -> np.ndarray:
     import skimage.data
 

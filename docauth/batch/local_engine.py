@@ -10,6 +10,7 @@ from typing import Iterator
 
 from docauth.batch.chunk import load_pipeline, scan_chunk
 from docauth.batch.orphans import die_with_parent
+from docauth.batch.worker_threads import limit_this_process, worker_environment, worker_share
 from docauth.config import Settings
 
 
@@ -22,11 +23,11 @@ _worker_pipeline = None
 _worker_settings = None
 
 
-def _init_worker(settings: Settings, factory: str | None, parent_pid: int | None = None) -> None:
+def _init_worker(settings: Settings, factory: str | None, parent_pid: int | None = None, share: int = 1) -> None:
     global _worker_pipeline, _worker_settings
     if parent_pid is not None:
         die_with_parent(parent_pid)  # before the pipeline loads: a SIGKILLed scanner leaves no worker behind
-    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    limit_this_process(share)
     _worker_settings = settings
     _worker_pipeline = load_pipeline(settings, factory)
 
@@ -44,10 +45,13 @@ def run_local(todo: list[str], settings: Settings, workers: int, chunk: int, pip
         for paths in _chunks(todo, chunk):
             yield scan_chunk(pipeline, paths, settings)
         return
-    # spawn: workers start clean and load their own models (nothing framework-level crosses a fork)
+    # spawn: workers start clean and load their own models (nothing framework-level crosses a fork), each with
+    # its share of the cores in the environment it starts with (docauth.batch.worker_threads)
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
-                             initargs=(settings, factory, os.getpid())) as pool:
+    share = worker_share(workers)
+    with worker_environment(share), ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                                        initializer=_init_worker,
+                                                        initargs=(settings, factory, os.getpid(), share)) as pool:
         pending = set()
         chunks = _chunks(todo, chunk)
         for paths in chunks:

@@ -25,6 +25,8 @@ from docauth.batch.ray_engine import run_ray
 from docauth.config import Settings
 from docauth.errors import DocauthError, InvalidImage
 
+CHUNKS_PER_WORKER = 8
+
 # -- progress ------------------------------------------------------------------------------------
 class Progress:
     """A one-line bar with rate and ETA on stderr (redrawn on a TTY, a line every few seconds otherwise)."""
@@ -79,6 +81,15 @@ class Summary:
         return d
 
 
+def chunk_size(todo: int, workers: int, settings: Settings) -> int:
+    """Images per chunk: one classifier batch of up to 16, but with several workers at least
+    ``CHUNKS_PER_WORKER`` chunks each, so that no worker is left alone with a long last chunk."""
+    largest = max(1, min(settings.max_batch_size, 16))
+    if workers <= 1:
+        return largest
+    return max(1, min(largest, todo // (workers * CHUNKS_PER_WORKER)))
+
+
 def scan(inputs: list[str], out: str | os.PathLike, settings: Settings, *, resume: bool = False,
          engine: str = "local", workers: int = 1, chunk: int | None = None, ray_address: str | None = None,
          progress_stream=None, pipeline=None, factory: str | None = None) -> Summary:
@@ -95,7 +106,9 @@ def scan(inputs: list[str], out: str | os.PathLike, settings: Settings, *, resum
         summary.inputs = len(expanded.paths)
         todo = [p for p in expanded.paths if p not in journal.done]
         summary.skipped = summary.inputs - len(todo)
-        chunk = chunk or max(1, min(settings.max_batch_size, 16))
+        chunk = chunk or chunk_size(len(todo), workers, settings)
+        # One thread calls the models in each process: a model call never has companions to wait for.
+        settings = dataclasses.replace(settings, max_queue_delay_ms=0.0)
         progress = Progress(len(todo), stream=progress_stream)
         if engine == "local":
             batches: Iterable[list[dict]] = run_local(todo, settings, workers, chunk, pipeline=pipeline, factory=factory)

@@ -30,6 +30,7 @@ import numpy as np
 
 from docauth.config import TESSERACT_ENGINES as ENGINES
 from docauth.errors import ConfigError, ModelError
+from docauth.runtime.threading import process_threads
 
 LIBRARY_NAMES = ("libtesseract.so.5", "libtesseract.so", "libtesseract.5.dylib")
 # Settings of the printed-field pass (a mosaic of text lines) and of the orientation pass.
@@ -244,9 +245,10 @@ class LibraryTesseract:
             self._text.give_back(handle)
 
     def data_each(self, images) -> list[dict]:
-        """``data`` of each image, all at once (the last in the calling thread)."""
+        """``data`` of each image, all at once (the last in the calling thread); one after the other in a
+        process given a single core (a batch scanner's worker), where concurrent reads only take turns."""
         images = list(images)
-        if len(images) < 2:
+        if len(images) < 2 or process_threads() < 2:
             return [self.data(image) for image in images]
         with self._helpers_lock:
             if self._helpers is None:

@@ -15,6 +15,7 @@ from docauth.errors import ConfigError, Unavailable
 from docauth.runtime.engines.base import BackendSpec, Runner
 from docauth.runtime.model import model_paths
 from docauth.runtime.probe import HardwareProbe
+from docauth.runtime.threading import process_share
 
 ENGINES = {
     "keras_tf": "docauth.runtime.engines.keras_tf",
@@ -116,9 +117,18 @@ def load_spec(spec: BackendSpec, name: str, metadata: dict, models_dir, mode: st
     except ImportError as exc:
         raise Unavailable(f"backend {spec.name} cannot be imported: {exc}") from exc
     try:
-        return module.load(spec, model_paths(name, models_dir), metadata, mode)
+        return module.load(within_share(spec), model_paths(name, models_dir), metadata, mode)
     except ImportError as exc:  # framework not installed
         raise Unavailable(f"backend {spec.name}: framework not installed: {exc}") from exc
+
+
+def within_share(spec: BackendSpec) -> BackendSpec:
+    """``spec`` with at most this process's share of the cores as threads, when a share is set (each worker of
+    the batch scanner); a spec without a thread count would otherwise take every core in every worker."""
+    share = process_share()
+    if share is None or spec.name in ("onnxruntime_cuda", "tf_gpu"):
+        return spec
+    return spec.with_(threads=min(spec.threads or share, share))
 
 
 def resolve_spec(backend: str) -> BackendSpec:

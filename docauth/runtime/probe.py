@@ -240,9 +240,17 @@ def cached_probe() -> HardwareProbe:
     return probe()
 
 
-def cpu_facts() -> tuple[int, int]:
-    """(physical cores, sockets) without discovering any device: cheap enough before importing TF."""
+@functools.lru_cache(maxsize=1)
+def _core_counts() -> tuple[int, int]:
+    """(physical cores, sockets) from /proc/cpuinfo, read once: they do not change while a process runs."""
     _, _, _, physical, sockets = _cpuinfo()
+    return physical, sockets
+
+
+def cpu_facts() -> tuple[int, int]:
+    """(physical cores, sockets) without discovering any device: cheap enough before importing TF, and to ask
+    on every call."""
+    physical, sockets = _core_counts()
     try:
         usable = len(os.sched_getaffinity(0))
     except AttributeError:

@@ -22,6 +22,29 @@ from typing import MutableMapping
 from docauth.runtime.probe import cpu_facts
 
 KMP_AFFINITY = "granularity=fine,compact,1,0"
+# A process's share of the cores when several processes split them (the batch scanner sets it for each worker):
+# its models' thread pools are sized to the share, not to the whole machine, so the workers do not oversubscribe.
+PROCESS_THREADS_ENV = "DOCAUTH_PROCESS_THREADS"
+
+
+def process_threads() -> int:
+    """Threads this process's models may use: its share (``DOCAUTH_PROCESS_THREADS``) when one is set, else
+    every physical core; never more than the cores it can run on."""
+    cores, _ = cpu_facts()
+    share = process_share()
+    return cores if share is None else min(share, cores)
+
+
+def process_share() -> int | None:
+    """The share of the cores set for this process, or None when it has the machine to itself."""
+    value = os.environ.get(PROCESS_THREADS_ENV, "").strip()
+    if not value:
+        return None
+    try:
+        share = int(value)
+    except ValueError:
+        return None
+    return share if share >= 1 else None
 
 
 @dataclass(frozen=True)
@@ -49,8 +72,8 @@ def plan_for(mode: str = "realtime", physical_cores: int | None = None, sockets:
     fork/join cost outweighs the split, so real-time caps intra-op at 4.
     """
     if physical_cores is None or sockets is None:
-        detected_cores, detected_sockets = cpu_facts()
-        physical_cores = physical_cores or detected_cores
+        _, detected_sockets = cpu_facts()
+        physical_cores = physical_cores or process_threads()
         sockets = sockets or detected_sockets
     intra = physical_cores if mode == "throughput" else min(physical_cores, 4)
     return ThreadingPlan(intra_op=intra, inter_op=max(sockets, 1), omp_num_threads=intra)

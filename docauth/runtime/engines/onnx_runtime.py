@@ -12,7 +12,7 @@ from docauth.errors import ModelError, Unavailable
 from docauth.runtime.engines.base import BackendSpec, Runner, file_sha256
 from docauth.runtime.model import verify_file
 from docauth.runtime.ort_env import import_ort
-from docauth.runtime.probe import cpu_facts
+from docauth.runtime.threading import process_threads
 
 PROVIDERS = {
     "onnxruntime": "CPUExecutionProvider",
@@ -32,7 +32,7 @@ def ort_errors():
 
 
 def default_threads(mode: str) -> int:
-    cores, _ = cpu_facts()
+    cores = process_threads()
     return cores if mode == "throughput" else min(cores, 4)
 
 
