@@ -98,3 +98,46 @@ def test_the_child_exits_when_its_parent_is_killed():
         assert not _alive(child), "the face process outlived its parent"
     finally:
         parent.kill()
+
+
+def test_children_load_side_by_side_and_are_all_ready_before_the_first_call():
+    from docauth.pipeline.face_process import FaceProcessStage
+
+    stage = FaceProcessStage.load(wait=False)
+    try:
+        # Both children were started at once, and none was waited for yet (dlib loads in each, in parallel).
+        assert all(c.proc is not None and c.proc.poll() is None and not c.greeted for c in stage._children)
+        stage.wait_started()
+        assert all(c.greeted for c in stage._children)
+        pids = [c.proc.pid for c in stage._children]
+        stage.encode(np.full((64, 64, 3), 128, np.uint8))
+        assert [c.proc.pid for c in stage._children] == pids  # no child was started again
+    finally:
+        stage.close()
+
+
+def _face_children() -> set[int]:
+    """Face processes of this test process that are alive (an earlier test's killed ones may linger as zombies)."""
+    import psutil
+
+    pids = set()
+    for child in psutil.Process().children():
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE and "docauth.pipeline.face_process" in " ".join(child.cmdline()):
+                pids.add(child.pid)
+        except psutil.Error:
+            continue  # gone while looking: not alive
+    return pids
+
+
+def test_a_pipeline_that_fails_to_load_leaves_no_face_process(tmp_path):
+    from docauth.config import Settings
+    from docauth.errors import DocauthError
+    from docauth.pipeline import Pipeline
+
+    before = _face_children()
+    settings = Settings.load(environ={"DOCAUTH_AUTOTUNE": "0"}, data_dir=tmp_path, models_dir=tmp_path / "no-models",
+                             mode="realtime", face_process=True)
+    with pytest.raises(DocauthError):
+        Pipeline.load(settings)  # no models there: the classifier cannot load, after the face processes started
+    assert _face_children() - before == set()

@@ -110,8 +110,10 @@ class _Child:
 
     def __init__(self):
         self.proc: subprocess.Popen | None = None
+        self.greeted = False  # its "ready" was read: dlib is loaded
 
-    def start(self) -> None:
+    def launch(self) -> None:
+        """Start the child (it loads dlib on its own) without waiting for it."""
         if self.proc is not None and self.proc.poll() is None:
             return
         # Logs and dlib's own messages go to the parent's stderr; stdout is the reply channel. The child finds
@@ -119,9 +121,16 @@ class _Child:
         env = dict(os.environ)
         source_root = str(Path(docauth.__file__).resolve().parent.parent)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (source_root, env.get("PYTHONPATH", "")) if p)
+        self.greeted = False
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "docauth.pipeline.face_process", str(os.getpid())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True, env=env)
+
+    def start(self) -> None:
+        """Started and ready (dlib loaded): launched now if it is not running, then its greeting awaited."""
+        self.launch()
+        if self.greeted:
+            return
         try:
             greeting = _receive(self.proc.stdout)
         except EOFError as exc:
@@ -131,6 +140,7 @@ class _Child:
         if greeting != ("ready",):
             self.stop()
             raise Unavailable(f"the face process answered {greeting!r} at start", code="face_process_failed")
+        self.greeted = True
 
     def call(self, request: tuple):
         self.start()
@@ -175,11 +185,21 @@ class FaceProcessStage:
         return len(self._children)
 
     @classmethod
-    def load(cls, settings=None, *, children: int = 2) -> "FaceProcessStage":
+    def load(cls, settings=None, *, children: int = 2, wait: bool = True) -> "FaceProcessStage":
+        """The stage with its children started, all at once (each loads dlib for seconds, side by side).
+        ``wait=False`` returns while they load (the caller loads other models meanwhile); then
+        :meth:`wait_started` before the first request."""
         stage = cls(children)
-        for child in stage._children:  # all started (and dlib loaded) before the first request
-            child.start()
+        for child in stage._children:
+            child.launch()
+        if wait:
+            stage.wait_started()
         return stage
+
+    def wait_started(self) -> None:
+        """Every child ready (dlib loaded), so that no request pays for a start."""
+        for child in self._children:
+            child.start()
 
     def _call(self, request: tuple):
         child = self._idle.get()

@@ -118,6 +118,24 @@ class Pipeline:
              text_matcher: TextMatcher | None = None, batcher_config=None) -> "Pipeline":
         """Load every stage once. Pass any stage (or a store) to use it instead of the default."""
         settings = settings or Settings.load()
+        face_children = None
+        if faces is None and settings.mode == "realtime" and settings.face_process:
+            # The face processes load dlib (seconds) on their own while the models load here.
+            faces = face_children = FaceProcessStage.load(settings, wait=False)
+        loaded = False
+        try:
+            stages = cls._load_stages(settings, classifier, reader, faces, text_matcher, store, batcher_config)
+            if face_children is not None:
+                face_children.wait_started()
+            loaded = True
+        finally:
+            if face_children is not None and not loaded:
+                face_children.close()  # a failed load leaves no face process behind
+        return cls(**stages, policy=DecisionPolicy.from_settings(settings),
+                   thresholds=Thresholds.from_settings(settings), settings=settings, capture_quality=quality.measure)
+
+    @staticmethod
+    def _load_stages(settings: Settings, classifier, reader, faces, text_matcher, store, batcher_config) -> dict:
         if classifier is None:
             classifier = loaders.load_classifier(settings)
             if settings.mode == "throughput" and not model_batchers(classifier):
@@ -126,19 +144,13 @@ class Pipeline:
         if reader is None:
             reader = loaders.load_reader(settings)
         if faces is None:
-            if settings.mode == "realtime" and settings.face_process:
-                faces = FaceProcessStage.load(settings)
-            else:
-                faces = FaceStage.load(settings)
+            faces = FaceStage.load(settings)
         if text_matcher is None:
             text_matcher = loaders.load_text_matcher(settings)
         if store is None:
             store = loaders.open_store(settings)
-        return cls(
-            classifier=classifier, reader=reader, faces=faces, text_matcher=text_matcher, store=store,
-            policy=DecisionPolicy.from_settings(settings), thresholds=Thresholds.from_settings(settings),
-            settings=settings, capture_quality=quality.measure,
-        )
+        return {"classifier": classifier, "reader": reader, "faces": faces, "text_matcher": text_matcher,
+                "store": store}
 
     def warmup(self) -> dict[str, float]:
         """Run every stage once on a synthetic image so the first real request pays no start-up cost."""
