@@ -465,3 +465,35 @@ def test_a_cards_front_scanned_beside_its_back_gives_the_holders_fields(reader):
     alone[2 * margin + height:2 * margin + 2 * height, margin:margin + width] = back.image
     result = reader(alone, side="back")
     assert result.mrz.valid and not result.viz
+
+
+def _overprinted(image: np.ndarray, zone, colour=(210, 40, 170)) -> np.ndarray:
+    """``image`` with coloured hatching printed over its MRZ (multiplied, as ink on ink): a SPECIMEN stamp's
+    strokes welding the glyphs together in luminance."""
+    import cv2
+
+    q = np.asarray(zone, float)  # TL, TR, BR, BL
+
+    def at(u, v):
+        top, bottom = q[0] + u * (q[1] - q[0]), q[3] + u * (q[2] - q[3])
+        return tuple(int(c) for c in top + v * (bottom - top))
+
+    mask = np.zeros(image.shape[:2], np.float32)
+    width = max(2, int(np.linalg.norm(q[3] - q[0]) / 40))
+    for k in range(14):
+        u = 0.05 + 0.065 * k
+        cv2.line(mask, at(u, -0.1), at(u + 0.12, 1.1), 1.0, width, cv2.LINE_AA)
+    ink = np.asarray(colour, np.float32) / 255
+    return (image * (1 - mask[..., None] * (1 - ink))).astype(np.uint8)
+
+
+@pytest.mark.parametrize("category,index", [("td1_back", 0), ("td3_open", 1), ("td1_back", 2)])
+def test_a_zone_under_a_coloured_overprint_is_read_in_black_ink(mrz_reader, category, index):
+    import cv2
+
+    sample = generate_sample(SEED, index, category=category)
+    image = _overprinted(sample.image, sample.label["mrz_corners"])
+    in_luminance = mrz_reader.mrz_reader.read(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY))
+    assert in_luminance is None or not in_luminance.result.valid  # the hatching welds the glyphs
+    read = mrz_reader.mrz_reader.read(image)
+    assert read is not None and read.result.valid and read.result.lines == sample.label["mrz"]

@@ -25,7 +25,7 @@ from docauth.ocr.mrz.confirm import confirm_in_print
 from docauth.ocr.mrz.finder import LINE_H, LINE_W
 from docauth.ocr.mrz.line_model import LABELS, MODEL_NAME
 from docauth.ocr.mrz.parse import MRZResult
-from docauth.ocr.mrz.reader import MRZRead, MRZReader, credible, rank
+from docauth.ocr.mrz.reader import MRZRead, MRZReader, better_in_black_ink, credible, rank
 from docauth.ocr.orient import card_outline_landscape, levelled, orient_by_text
 from docauth.ocr.printed import PrintedRead, PrintedReader
 from docauth.ocr.printed.assign import surely_differs
@@ -199,6 +199,13 @@ class DocumentReader:
                 mrz = second
             timings["mrz_on_document_ms"] = (time.perf_counter() - t_second) * 1000
             t += timings["mrz_on_document_ms"] / 1000  # locate_ms stays the locator's own time
+        if (mrz is None or not mrz.result.valid) and side not in SIDES_WITHOUT_MRZ:
+            # Nothing valid on the photo or on the document as located (a zone crossed by a coloured stamp, the
+            # outline wrong): the photo is searched once more in black ink alone.
+            t_ink = time.perf_counter()
+            mrz = credible(better_in_black_ink(mrz, self.mrz_reader.read_in_black_ink(image)))
+            timings["mrz_black_ink_ms"] = (time.perf_counter() - t_ink) * 1000
+            t += timings["mrz_black_ink_ms"] / 1000
         if mrz is not None and located.found and mrz.result.type in BOOKLET_TYPES:
             located.corners = data_page(located.corners, mrz)
         if mrz is not None and mrz.result.valid:
@@ -230,8 +237,8 @@ class DocumentReader:
         or beside text-like clutter (a keyboard) that the search took for the zone. The warped document
         has none of those. Costs one more MRZ search, only when the first found nothing valid.
         """
-        gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
-        flat, homography = locate.warp(gray, corners, max_long_side=DOCUMENT_READ_SIDE, min_long_side=DOCUMENT_READ_SIDE)
+        # Warped in colour: where luminance reads no valid zone, the reader looks again in black ink alone.
+        flat, homography = locate.warp(image, corners, max_long_side=DOCUMENT_READ_SIDE, min_long_side=DOCUMENT_READ_SIDE)
         read = self.mrz_reader.read(flat, expected=True)
         if read is not None:
             read.found = replace(read.found, outer=np.linalg.inv(homography))

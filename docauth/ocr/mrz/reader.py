@@ -41,13 +41,31 @@ class MRZReader:
     def __init__(self, model):
         self.model = model
 
-    def read(self, gray: np.ndarray, *, expected: bool = True) -> MRZRead | None:
-        """The best reading of the MRZ-like blocks in ``gray`` (the first valid one), or None.
+    def read(self, image: np.ndarray, *, expected: bool = True) -> MRZRead | None:
+        """The best reading of the MRZ-like blocks in ``image`` (grayscale, or RGB), the first valid one, or None.
 
         ``expected=False`` (a card front): searched along the text direction only, not also
         along the image axes, and without the second, hair-line-cutting pass: each costs line
         searches on an image that most likely has no MRZ.
+
+        An RGB image is searched in its luminance first; where that gives no valid read of an expected zone,
+        again in black ink alone (:func:`black_ink`), and the better read is kept.
         """
+        if image.ndim == 2:
+            return self._read_gray(image, expected=expected)
+        rgb = np.ascontiguousarray(image[..., :3])
+        best = self._read_gray(cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY), expected=expected)
+        if expected and (best is None or not best.result.valid):
+            best = better_in_black_ink(best, self.read_in_black_ink(rgb))
+        return best
+
+    def read_in_black_ink(self, rgb: np.ndarray) -> MRZRead | None:
+        """The zone searched for in black ink alone (:func:`black_ink`); None for an image without colour,
+        where that is its luminance."""
+        rgb = np.ascontiguousarray(rgb[..., :3])
+        return self._read_gray(black_ink(rgb), expected=True) if _coloured(rgb) else None
+
+    def _read_gray(self, gray: np.ndarray, *, expected: bool) -> MRZRead | None:
         gray, zoom = _reading_scale(gray)
         angle = text_angle(gray)
         best: MRZRead | None = None
@@ -213,6 +231,40 @@ def rank(read: MRZRead) -> tuple:
 
 def _rank_kept_first(read: MRZRead) -> tuple:
     return (credible(read) is not None, *rank(read))
+
+
+def better_in_black_ink(read: "MRZRead | None", inked: "MRZRead | None") -> "MRZRead | None":
+    """The read in black ink where it is valid, or where luminance gave no credible read: one invalid read is
+    no surer than another, and removing colour can take glyph strokes with it."""
+    if inked is not None and (inked.result.valid or credible(read) is None) and (
+            read is None or _rank_kept_first(inked) > _rank_kept_first(read)):
+        return inked
+    return read
+
+
+def black_ink(rgb: np.ndarray) -> np.ndarray:
+    """How far each pixel is from black ink: its brightest channel plus its colourfulness (brightest less
+    darkest channel). Black print stays dark; coloured print (a security background, a SPECIMEN overprint,
+    a stamp across the zone) turns as light as the paper. ICAO 9303 prints the MRZ in ink that absorbs in the
+    near infrared, black: where coloured print crosses its glyphs, luminance welds them to it.
+
+    >>> px = np.array([[[20, 20, 20], [200, 30, 160], [230, 230, 230], [120, 110, 130]]], np.uint8)
+    >>> black_ink(px).tolist()             # black, magenta, paper, a gray glyph edge
+    [[20, 255, 230, 150]]
+    """
+    top = rgb.max(axis=2).astype(np.int16)
+    return np.clip(2 * top - rgb.min(axis=2), 0, 255).astype(np.uint8)
+
+
+# Mean spread between an image's brightest and darkest channel (0-255) under which it is taken for gray: a
+# scan or photo in gray levels has nothing for black_ink to remove.
+MIN_COLOUR_SPREAD = 4.0
+
+
+def _coloured(rgb: np.ndarray) -> bool:
+    step = max(1, max(rgb.shape[:2]) // 200)  # a sample of the pixels says it
+    sample = rgb[::step, ::step].astype(np.int16)
+    return float((sample.max(axis=2) - sample.min(axis=2)).mean()) >= MIN_COLOUR_SPREAD
 
 
 # The long side an image is searched at: smaller scans are enlarged (their glyphs come apart under
