@@ -203,6 +203,23 @@ def test_unsure_name_letter_is_settled_only_by_one_printed_spelling():
     assert not bad.checks["composite"]["ok"] and not confirm_in_print(bad, {"MARIA"}).valid
 
 
+def test_a_number_letter_the_check_digit_cannot_tell_from_a_digit_is_settled_by_the_printed_number():
+    from docauth.ocr.mrz import confirm_in_print
+
+    alts = _sure(TD1)
+    alts[0][13] = [("U", 0.6), ("0", 0.38), ("O", 0.02)]  # D2314589(0): U and 0 are both 0 mod 10
+    misread = [TD1[0][:13] + "U" + TD1[0][14:], *TD1[1:]]
+    read = parse_mrz(misread, alternatives=alts)
+    assert all(c["ok"] for c in read.checks.values()) and not read.valid
+    # Printed with an O for the 0 (one glyph in the print font): O fails the check digit, 0 passes.
+    settled = confirm_in_print(read, set(), printed_numbers={"IDENTITYCARD", "D2314589O"})
+    assert settled.valid and settled.lines == TD1 and settled.fields["document_number"] == "D23145890"
+    assert {"line": 0, "pos": 13, "from": "U", "to": "0", "reason": "printed number"} in settled.corrections
+    # Another number printed, or none: the zone stays unverified.
+    assert not confirm_in_print(read, set(), printed_numbers={"D99999999"}).valid
+    assert not confirm_in_print(read, set()).valid
+
+
 def test_unsure_country_code_letter_is_settled_by_the_one_printed_code_that_fits():
     from docauth.ocr.mrz import confirm_in_print
 

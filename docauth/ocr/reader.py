@@ -29,7 +29,7 @@ from docauth.ocr.mrz.reader import MRZRead, MRZReader, better_in_black_ink, cred
 from docauth.ocr.orient import card_outline_landscape, levelled, orient_by_text
 from docauth.ocr.printed import PrintedRead, PrintedReader
 from docauth.ocr.printed.assign import surely_differs
-from docauth.ocr.printed.compare import compare_field, printed_name_words
+from docauth.ocr.printed.compare import compare_field, printed_name_words, printed_number_texts
 from docauth.ocr.printed.detection import DETECTOR_MODEL, TextDetector
 from docauth.ocr.tesseract import tesseract_engine
 from docauth.ocr.zone_geometry import BOOKLET_TYPES, checked_against_zone, data_page, zone_agreement, zone_top
@@ -268,8 +268,14 @@ class DocumentReader:
                         break
                 timings["viz_whole_frame_ms"] = (time.perf_counter() - t) * 1000
             if mrz is not None and not mrz.valid and printed.lines:
-                # The page prints the names and codes the MRZ's unsure letters may spell (no check digit covers them).
-                mrz = confirm_in_print(mrz, printed_name_words(printed.lines))
+                # The page prints the names and codes the MRZ's unsure letters may spell (no check digit covers them),
+                # and the number whose look-alikes its check digit cannot tell apart.
+                settled = confirm_in_print(mrz, printed_name_words(printed.lines),
+                                           printed_numbers=printed_number_texts(printed.lines))
+                if settled is not mrz:  # the zone's values changed: the print is looked through for them again
+                    mrz = settled
+                    printed = PrintedRead(self.printed.postprocess(printed.lines, _zone_fields(mrz), None),
+                                          printed.lines, printed.timings_ms)
         if (self.printed is not None and view.found and _prints_nothing_more(mrz, None, upright.shape)
                 and (printed is None or not HOLDER_FIELDS & set(printed.fields))):
             t = time.perf_counter()

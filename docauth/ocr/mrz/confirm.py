@@ -9,7 +9,7 @@ import re
 from datetime import date
 
 from docauth.ocr.mrz.countries import is_known_code
-from docauth.ocr.mrz.format import LAYOUTS, code_slices, name_slices
+from docauth.ocr.mrz.format import LAYOUTS, allowed_chars, check_ok, code_slices, name_slices, slice_positions
 from docauth.ocr.mrz.parse import MRZResult, parse_mrz
 from docauth.ocr.mrz.rules import correction
 
@@ -21,7 +21,8 @@ MAX_UNCERTAIN_IN_NAME_WORD = 3
 NAME_ALTERNATIVES = 3  # the recogniser's top candidates tried at an uncertain letter
 
 
-def confirm_in_print(result: MRZResult, printed_words, *, today: date | None = None) -> MRZResult:
+def confirm_in_print(result: MRZResult, printed_words, *, printed_numbers=(), today: date | None = None
+                     ) -> MRZResult:
     """The MRZ's uncertain name and country-code letters settled by the document's printed text; the same
     result if none is (codes: :func:`_codes_in_print`, reason ``printed code``).
 
@@ -42,9 +43,15 @@ def confirm_in_print(result: MRZResult, printed_words, *, today: date | None = N
     (True, 'ERIKSSON', 'printed name')
     >>> confirm_in_print(read, {"ANNA", "MARIA"}).valid      # not printed: stays unsure
     False
+
+    The document number's characters a check digit cannot tell apart (U and 0, both worth 0 mod 10) are
+    settled by the number as the page prints it (``printed_numbers``: each printed line's letters and digits,
+    :func:`docauth.ocr.printed.compare.printed_number_texts`; see :func:`_number_in_print`).
     """
-    if (result.alternatives is None or not result.uncertain or not result.structure_ok
-            or result.type not in LAYOUTS):
+    if result.alternatives is None or not result.structure_ok or result.type not in LAYOUTS:
+        return result
+    settled_number = _number_in_print(result, printed_numbers)
+    if not result.uncertain and not settled_number:
         return result
     printed = {w for w in printed_words if len(w) >= MIN_CONFIRMED_NAME_WORD}
     uncertain = set(result.uncertain)
@@ -71,6 +78,7 @@ def confirm_in_print(result: MRZResult, printed_words, *, today: date | None = N
                 for i, c in zip(doubt, found.pop()):
                     settled[(n, i)] = c
     settled.update(_codes_in_print(result, printed_words, uncertain))
+    settled.update(settled_number)
     if not settled:
         return result
     lines = [list(line) for line in result.lines]
@@ -79,7 +87,9 @@ def confirm_in_print(result: MRZResult, printed_words, *, today: date | None = N
     codes = {(n, start + j) for n, start, _name in code_slices(result.type) for j in range(3)}
     for (n, i), c in sorted(settled.items()):
         if lines[n][i] != c:
-            confirmations.append(correction(n, i, lines[n][i], c, "printed code" if (n, i) in codes else "printed name"))
+            reason = ("printed number" if (n, i) in settled_number
+                      else "printed code" if (n, i) in codes else "printed name")
+            confirmations.append(correction(n, i, lines[n][i], c, reason))
         lines[n][i] = c
         alternatives[n][i] = [(c, 1.0)]
     again = parse_mrz(["".join(row) for row in lines], alternatives=alternatives, today=today)
@@ -114,3 +124,74 @@ def _codes_in_print(result: MRZResult, printed_words, uncertain: set) -> dict[tu
         if len(fitting) == 1:
             settled.update({(n, start + j): fitting[0][j] for j in doubt})
     return settled
+
+
+# The recogniser's candidates at or above this probability are readings the print may choose between (the
+# substitution search's own bound, MAX_SUBSTITUTION_COST); at most this many positions of one number.
+NUMBER_ALTERNATIVE_P = 0.01
+MAX_DOUBTFUL_IN_NUMBER = 3
+# O and 0, I and 1 are one glyph in many print fonts: the print cannot tell them apart (the zone's OCR-B can).
+_PRINT_FONT_FOLD = str.maketrans("OI", "01")
+# A number shorter than this is found in print by chance (a date, a code).
+MIN_CONFIRMED_NUMBER = 6
+
+
+def _number_in_print(result: MRZResult, printed_numbers) -> dict[tuple[int, int], str]:
+    """The document number's doubtful characters, as the one reading of them the page prints.
+
+    A check digit cannot tell apart characters whose values differ by a multiple of 10 (U and 0, B and 1), so
+    a zone whose number holds one the recogniser was not sure of stays unverified however its check digit
+    falls. The visual zone prints the number too: among the recogniser's own candidates at those positions
+    (p >= NUMBER_ALTERNATIVE_P), the one reading printed on the page, letter for letter and digit for digit, is
+    taken, and only when exactly one is (O and 0, I and 1 compared alike, as a print font draws them alike, and
+    told apart by the check digit).
+    Every check digit is checked again afterwards.
+
+    >>> lines = ["C<ITACA000U0AA4<<<<<<<<<<<<<<<", "6412308F2212304ITA<<<<<<<<<<<0", "ROSSI<<BIANCA<<<<<<<<<<<<<<<<<"]
+    >>> alts = [[[(c, 1.0)] for c in line] for line in lines]
+    >>> alts[0][10] = [("U", 0.6), ("0", 0.38), ("O", 0.02)]
+    >>> read = parse_mrz(lines, alternatives=alts)
+    >>> read.valid, read.fields["document_number"]
+    (False, 'CA000U0AA')
+    >>> _number_in_print(read, {"CARTADIIDENTITA", "CA00000AA"})
+    {(0, 10): '0'}
+    >>> settled = confirm_in_print(read, set(), printed_numbers={"CA00000AA"})
+    >>> settled.valid, settled.fields["document_number"], settled.corrections[-1]["reason"]
+    (True, 'CA00000AA', 'printed number')
+    >>> _number_in_print(read, {"CAO000OAA"})                  # printed in a font whose 0 is an O
+    {(0, 10): '0'}
+    >>> _number_in_print(read, {"CA000U0AA1", "CA00000AA"})   # both readings printed: undecided
+    {}
+    """
+    layout = LAYOUTS.get(result.type)
+    if not printed_numbers or layout is None or "document_number" not in layout["checks"]:
+        return {}
+    slices, (cn, ci) = layout["checks"]["document_number"]
+    positions = [(n, i) for n, i in slice_positions(slices) if result.lines[n][i] != "<"]
+    if len(positions) < MIN_CONFIRMED_NUMBER:
+        return {}
+    options = []
+    doubt = []
+    for n, i in positions:
+        read = result.lines[n][i]
+        allowed = allowed_chars(layout["classes"][n][i])
+        others = [c for c, p in result.alternatives[n][i][:NAME_ALTERNATIVES]
+                  if c != read and c != "<" and c in allowed and p >= NUMBER_ALTERNATIVE_P]
+        if others:
+            doubt.append((n, i))
+            options.append([read, *others])
+    if not doubt or len(doubt) > MAX_DOUBTFUL_IN_NUMBER:
+        return {}
+    texts = [text.translate(_PRINT_FONT_FOLD) for text in printed_numbers]
+    found = set()
+    for choice in itertools.product(*options):
+        chars = {p: c for p, c in zip(doubt, choice)}
+        number = "".join(chars.get((n, i), result.lines[n][i]) for n, i in positions)
+        field = "".join(chars.get((n, i), result.lines[n][i]) for n, i in slice_positions(slices))
+        # The print cannot tell O from 0; the check digit can (where it stands in its own place).
+        if (any(number.translate(_PRINT_FONT_FOLD) in text for text in texts)
+                and (result.lines[cn][ci] == "<" or check_ok(field, result.lines[cn][ci]))):
+            found.add(choice)
+    if len(found) != 1:
+        return {}
+    return dict(zip(doubt, found.pop()))

@@ -58,6 +58,18 @@ def printed_document_number(text: str) -> str | None:
     return re.sub(r"[^A-Z0-9]", "", text).translate(_DOCUMENT_NUMBER_DIGITS) or None
 
 
+def printed_number_texts(lines) -> set[str]:
+    """Each printed line's letters and digits as read (upper case, nothing else), for the document number's
+    confirmation in print (:func:`docauth.ocr.mrz.confirm_in_print`): digits and letters are not folded into
+    each other, as telling them apart is the point.
+
+    >>> from docauth.ocr.printed.assign import PrintedLine
+    >>> sorted(printed_number_texts([PrintedLine("N° 029067", 0, 0, 1, 1, 0.9), PrintedLine("ca00000aa", 0, 2, 1, 3, 0.9)]))
+    ['CA00000AA', 'N029067']
+    """
+    return {text for line in lines if (text := re.sub(r"[^A-Z0-9]", "", line.text.upper()))}
+
+
 def printed_name_words(lines) -> set[str]:
     """Every word printed on the page as an MRZ would spell it (upper case, transliterated; OCR's digits in
     names read as the letters they stand for), for :func:`docauth.ocr.mrz.confirm_in_print`. ``lines``:
