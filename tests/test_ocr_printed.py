@@ -45,6 +45,8 @@ def test_values_are_not_captions(text):
     ("12 DEC/DÉC 82", "1982-12-12"), ("12 JAN 1982", "1982-01-12"), ("12.12.1982", "1982-12-12"),
     ("04 BEA/MAY 1988", "1988-05-04"), ("10 MAA/MAR 1965", "1965-03-10"), ("22 FEB/FEB 78", "1978-02-22"),
     ("1ENE/JAN 68", "1968-01-01"), ("01 ABR/APR 2031", "2031-04-01"), ("23.APR/APR 56", "1956-04-23"),
+    ("28.06 1985", "1985-06-28"), ("28 06.1985", "1985-06-28"), ("0108-2021", "2021-08-01"),
+    ("14MAR/AR87", "1987-03-14"),
 ])
 def test_printed_dates_in_many_formats(text, iso):
     assert parse_date(text, kind="birth", today=TODAY) == iso or parse_date(text, kind="expiry", today=TODAY) == iso
@@ -61,6 +63,32 @@ def test_a_value_is_found_below_or_beside_its_caption():
     assert {name: f.value for name, f in fields.items()} == {
         "surname": "SPECIMEN", "given_names": "MARIA", "date_of_birth": "1995-08-01", "document_number": "AA0000000"}
     assert all(f.sure and f.how == "label" for f in fields.values())
+
+
+def test_a_number_printed_without_a_caption_is_found_by_its_shape_and_never_sure():
+    from docauth.ocr.printed.assign import assign_number_by_shape
+
+    lines = with_labels([
+        _line("IDENTITY CARD", 100, 40, 300, 60), _line("L01X00T47", 580, 38, 700, 60),
+        _line("1. Name/Surname", 100, 100, 260, 114), _line("SPECIMEN", 100, 118, 230, 140),
+        _line("Date of birth", 400, 100, 560, 114), _line("01081995", 400, 118, 500, 140),
+        _line("03 03 1963", 400, 160, 520, 180), _line("938568", 600, 300, 680, 320),
+        _line("2806985505145", 400, 200, 580, 220),
+    ])
+    fields = assign_by_captions(lines, TODAY)
+    assign_number_by_shape(lines, fields, TODAY)
+    number = fields["document_number"]
+    assert (number.value, number.how, number.sure) == ("L01X00T47", "layout", False)
+    # dates, a card access number (6 digits), a personal number (13) and words are no document number
+    rest = [line for line in lines if line.text != "L01X00T47"]
+    fields = assign_by_captions(rest, TODAY)
+    assign_number_by_shape(rest, fields, TODAY)
+    assert "document_number" not in fields
+    # a number under its caption is the caption's, whatever else is printed
+    captioned = with_labels([*lines, _line("Document number", 100, 200, 260, 214), _line("AA0000000", 100, 218, 230, 240)])
+    fields = assign_by_captions(captioned, TODAY)
+    assign_number_by_shape(captioned, fields, TODAY)
+    assert fields["document_number"].value == "AA0000000" and fields["document_number"].how == "label"
 
 
 def test_a_value_read_unsurely_is_not_sure():

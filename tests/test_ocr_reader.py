@@ -405,6 +405,23 @@ def test_a_field_read_well_stands_on_its_own_when_the_mrz_is_not_valid():
     assert result.fields["surname"] == "ERIKSSDN" and "surname" in result.unsure
 
 
+def test_a_value_placed_by_layout_alone_never_outranks_the_zones():
+    from docauth.ocr.mrz import parse_mrz
+    from docauth.ocr.reader import DocumentReader, DocumentView
+
+    # A zone without its structure (a date that is no calendar date): its fields are unchecked.
+    lines = ["I<UTOD231458907<<<<<<<<<<<<<<<", "0000000F1204159UTO<<<<<<<<<<<6", "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"]
+    zone = parse_mrz(lines, alternatives=[[[(c, 1.0)] for c in line] for line in lines])
+    assert not zone.structure_ok and zone.fields["document_number"] == "D23145890"
+    view = DocumentView(corners=[[0, 0], [1, 0], [1, 1], [0, 1]], rotation=0, found=True, rectified=None)
+    guessed = _printed(document_number=("1234567890", "layout", False))
+    result = DocumentReader(None).postprocess(view, zone, guessed, {})
+    assert result.fields["document_number"] == "D23145890" and result.sources["document_number"] == "mrz_unchecked"
+    # Under its caption the printed number is a read of that field, and stands against an unchecked zone.
+    captioned = _printed(document_number=("D23145891", "label", True))
+    assert DocumentReader(None).postprocess(view, zone, captioned, {}).sources["document_number"] == "viz"
+
+
 def test_text_that_is_not_an_mrz_is_not_credible_however_confidently_read():
     from docauth.ocr.mrz import parse_mrz
     from docauth.ocr.mrz.reader import MRZRead, credible

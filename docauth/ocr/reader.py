@@ -259,12 +259,12 @@ class DocumentReader:
             t = time.perf_counter()
             printed = self.printed(upright, mrz_top=_mrz_top(mrz), mrz_fields=_zone_fields(mrz))
             timings["viz_ms"] = (time.perf_counter() - t) * 1000
-            if mrz is None and len(printed.fields) <= POOR_PRINTED_READ:
+            if mrz is None and _fields_read(printed) <= POOR_PRINTED_READ:
                 t = time.perf_counter()
                 for other_view, other in self._read_again(image, view, printed):
-                    if len(other.fields) > len(printed.fields):
+                    if _fields_read(other) > _fields_read(printed):
                         view, printed = other_view, other
-                    if len(printed.fields) > POOR_PRINTED_READ:
+                    if _fields_read(printed) > POOR_PRINTED_READ:
                         break
                 timings["viz_whole_frame_ms"] = (time.perf_counter() - t) * 1000
             if mrz is not None and not mrz.valid and printed.lines:
@@ -348,9 +348,9 @@ class DocumentReader:
         printed = self.printed(upright)
         view = DocumentView(corners=locate.document_corners(locate.frame_corners(rgb.shape), rotation),
                             rotation=rotation, found=False, rectified=upright)
-        if len(printed.fields) <= POOR_PRINTED_READ and self.printed.reads_better_turned(upright, printed.lines):
+        if _fields_read(printed) <= POOR_PRINTED_READ and self.printed.reads_better_turned(upright, printed.lines):
             turned = self._read_turned(view)
-            if len(turned[1].fields) > len(printed.fields):
+            if _fields_read(turned[1]) > _fields_read(printed):
                 return turned
         return view, printed
 
@@ -411,6 +411,10 @@ class DocumentReader:
                 # The MRZ fails somewhere else, but this field passed its own check: it is likelier right than
                 # the printed read. Not verified.
                 fields[name], sources[name] = m, "mrz_unchecked"
+            elif m not in (None, "") and read is not None and read.how == "layout":
+                # A value placed by layout alone (the earliest date, a number by its shape) is a guess at which
+                # line holds the field; the zone's, even unchecked, was read where that field stands.
+                fields[name], sources[name] = m, "mrz_unchecked"
             elif v not in (None, ""):
                 fields[name], sources[name] = v, "viz"
             elif m not in (None, ""):
@@ -420,6 +424,12 @@ class DocumentReader:
         unsure = {name for name, source in sources.items() if source == "viz" and not reads[name].sure}
         return OCRResult(document=view, mrz=mrz, fields=fields, consistency=consistency, timings_ms=timings, viz=viz,
                          sources=sources, printed=printed.export() if printed is not None else {}, unsure=unsure)
+
+
+def _fields_read(printed: PrintedRead) -> int:
+    """How many fields a printed read gave, to tell a poor read (a wrong outline, a wrong turn) from a good one;
+    a number placed by its shape alone is not counted: a page read wrongly has such a token as often."""
+    return sum(not (name == "document_number" and read.how == "layout") for name, read in printed.fields.items())
 
 
 def _mrz_top(mrz: MRZResult | None) -> float | None:

@@ -233,6 +233,41 @@ def assign_dates_by_order(lines: list[PrintedLine], fields: dict[str, FieldRead]
         fields["date_of_birth"] = FieldRead(iso, line.text, line.confidence, "layout", False, line.box, _glyphs(line))
 
 
+# A document number printed without a caption (card fronts print it alone in a corner): one token of letters
+# and digits, as long as ICAO 9303's number field (9) or a character shorter or longer. Card access numbers
+# (6 digits) are shorter, personal numbers mostly longer.
+UNCAPTIONED_NUMBER = re.compile(r"[A-Z0-9]{8,10}")
+MIN_NUMBER_DIGITS = 2
+
+
+def assign_number_by_shape(lines: list[PrintedLine], fields: dict[str, FieldRead], today: date | None = None
+                           ) -> None:
+    """Without a number caption: the topmost line that is one token shaped like a document number, no date,
+    and no caption's value; never sure (nothing names it), so never evidence against the document.
+
+    >>> lines = [PrintedLine("IDENTITY CARD", 10, 5, 200, 25, 0.99), PrintedLine("S1A00A00", 300, 4, 380, 24, 0.95),
+    ...          PrintedLine("01081995", 10, 80, 90, 100, 0.99), PrintedLine("123456", 300, 90, 360, 110, 0.99)]
+    >>> fields = {}
+    >>> assign_number_by_shape(lines, fields)
+    >>> fields["document_number"].value, fields["document_number"].how, fields["document_number"].sure
+    ('S1A00A00', 'layout', False)
+    """
+    if "document_number" in fields:
+        return
+    claimed = {f.box for f in fields.values()}
+    shaped = []
+    for line in lines:
+        token = line.text.strip().upper()
+        if (line.box in claimed or line.label is not None or not UNCAPTIONED_NUMBER.fullmatch(token)
+                or sum(c.isdigit() for c in token) < MIN_NUMBER_DIGITS or all_dates(token, today=today)):
+            continue
+        shaped.append(line)
+    if shaped:
+        line = min(shaped, key=lambda ln: ln.y0)
+        fields["document_number"] = FieldRead(line.text.strip().upper(), line.text, line.confidence, "layout",
+                                              False, line.box, _glyphs(line))
+
+
 def _glyphs(line: PrintedLine) -> tuple[tuple[str, float], ...]:
     if len(line.glyph_confidences) != len(line.text):
         return tuple((c, line.confidence) for c in line.text)
@@ -387,11 +422,11 @@ def find_in_print(name: str, mrz_value: str, lines: list[PrintedLine], today: da
         wanted = re.sub(r"[^A-Z0-9]", "", mrz_value.upper()).translate(_NUMBER_FOLD)
         if len(wanted) < 5:
             return None
+        value = re.sub(r"[^A-Z0-9]", "", mrz_value.upper())
         for line in lines:
             got = re.sub(r"[^A-Z0-9]", "", line.text.upper())
             if wanted in got.translate(_NUMBER_FOLD):
                 # O and 0, I and 1 are one glyph in many print fonts: the zone's OCR-B and check digit say which.
-                value = re.sub(r"[^A-Z0-9]", "", mrz_value.upper())
                 return FieldRead(value, line.text, line.confidence, "mrz", True, line.box, _glyphs(line))
         return None
     return None

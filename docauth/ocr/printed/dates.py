@@ -50,11 +50,14 @@ for _number, _names in enumerate((
 
 _DIGITS_FOR_LETTERS = str.maketrans("OoQIl|", "000111")
 _NUMERIC = re.compile(r"(?<!\d)(\d{1,2})\s*[./\-]\s*(\d{1,2})\s*[./\-]\s*(\d{4}|\d{2})(?!\d)")
-_NUMERIC_SPACED = re.compile(r"(?<!\d)(\d{1,2}) (\d{1,2}) (\d{4})(?!\d)")
-# Day, month and year printed apart ("01 08 1995"), the spaces lost in reading: eight digits alone.
-_NUMERIC_GLUED = re.compile(r"(?<![\d.\-/])(\d{2}) ?(\d{2}) ?(\d{4})(?![\d.\-/])")
+# Day, month and four-digit year apart, spaces and separators mixed: one separator lost in reading ("28.06 1985").
+_NUMERIC_SPACED = re.compile(r"(?<!\d)(\d{1,2})(?: |\s*[./\-]\s*)(\d{1,2})(?: |\s*[./\-]\s*)(\d{4})(?!\d)")
+# Day, month and year printed apart ("01 08 1995", "01.08.2021"), spaces or separators lost in reading: eight
+# digits alone, or with what is left of their separators ("0108-2021").
+_NUMERIC_GLUED = re.compile(r"(?<![\d.\-/])(\d{2})[ ./\-]?(\d{2})[ ./\-]?(\d{4})(?![\d.\-/])")
 _ISO = re.compile(r"(?<!\d)(\d{4})\s*[./\-]\s*(\d{1,2})\s*[./\-]\s*(\d{1,2})(?!\d)")
-_NAMED = re.compile(r"(?<![0-9])(\d{1,2})\s*[.,]?\s*([A-Z]{3,9}(?:\s*[/|.,]\s*[A-Z]{3,9})*)\s*[.,/]?\s*(\d{4}|\d{2})(?!\d)")
+# The month in several languages ("MAR/MAR"): a translation after the first may have lost a letter ("MAR/AR").
+_NAMED = re.compile(r"(?<![0-9])(\d{1,2})\s*[.,]?\s*([A-Z]{3,9}(?:\s*[/|.,]\s*[A-Z]{2,9})*)\s*[.,/]?\s*(\d{4}|\d{2})(?!\d)")
 
 _PATTERNS = ((_ISO, "ymd"), (_NUMERIC, "dmy"), (_NAMED, "dMy"), (_NUMERIC_SPACED, "dmy"), (_NUMERIC_GLUED, "dmy"))
 
