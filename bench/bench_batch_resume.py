@@ -27,7 +27,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_service import ROOT, machine  # noqa: E402
+from bench_service import ROOT  # noqa: E402
 
 DOCAUTH = ROOT / ".venv" / "bin" / "docauth"
 BEGIN, END = "<!-- batch:begin -->", "<!-- batch:end -->"
@@ -59,10 +59,8 @@ def main() -> None:
 
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-batch-"))
     images = work / "images"
-    t = time.perf_counter()
     if not (images / "labels.jsonl").exists():
         generate_dataset(images, args.count, TEST.default, workers=2)
-    gen_s = time.perf_counter() - t
     inputs = sorted(str(p.resolve()) for p in images.glob("*.jpg"))
     out = work / "results.jsonl"
     out.unlink(missing_ok=True)
@@ -83,38 +81,26 @@ def main() -> None:
     proc.wait()
     first_s = time.perf_counter() - t0
     killed_with = out.read_bytes().count(b"\n")
-    torn = not out.read_bytes().endswith(b"\n")
 
     t1 = time.perf_counter()
     resumed = subprocess.run(cmd + ["--resume"], env=env, capture_output=True, text=True)
     resume_s = time.perf_counter() - t1
     if resumed.returncode != 0:
         raise SystemExit(resumed.stderr[-3000:])
-    summary = json.loads(resumed.stdout.strip().splitlines()[-1])["summary"]
     records = [json.loads(line) for line in out.read_text().splitlines()]
     counts = Counter(r["path"] for r in records)
     missing = set(inputs) - set(counts)
     repeated = [p for p, n in counts.items() if n > 1]
-    errors = sum(1 for r in records if "error" in r)
-    decisions = Counter(r.get("decision") for r in records if "error" not in r)
     ok = not missing and not repeated and len(records) == len(inputs)
     engine = f"`--pipeline-factory {args.factory}` (machinery only)" if args.factory else "shipped models"
     rate = (len(records)) / (first_s + resume_s)
     lines = [
         "## Batch: kill and resume (`bench/bench_batch_resume.py`)",
         "",
-        f"`docauth batch --workers {args.workers}` ({engine}) on {len(inputs)} generated images, SIGKILL after "
-        f"{killed_with} results, then `--resume`: is every image answered exactly once?",
-        "",
-        f"- result: **{'every image exactly once' if ok else 'FAILED'}** — {len(records)} lines for "
-        f"{len(inputs)} inputs, {len(missing)} missing, {len(repeated)} repeated; torn last line at the kill: "
-        f"{'yes (discarded on resume)' if torn else 'no'}; resume skipped {summary['skipped']} done inputs",
-        f"- time: {first_s:.0f} s until the kill + {resume_s:.0f} s resumed = {rate:.2f} images/s overall "
-        f"(model loading counted twice)",
-        f"- outcomes: {dict(decisions)}, {errors} unreadable",
-        "",
-        f"Measured {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC on {machine()} (generating the images "
-        f"took {gen_s:.0f} s).",
+        f"`docauth batch --workers {args.workers}`{' ' + engine if args.factory else ''}, {len(inputs)} generated "
+        f"images, SIGKILL after {killed_with} results, `--resume`: "
+        f"**{'every image exactly once' if ok else 'FAILED'}** ({len(missing)} missing, {len(repeated)} repeated); {rate:.2f} images/s. "
+        f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC.",
     ]
     markdown = "\n".join(lines)
     print(markdown)

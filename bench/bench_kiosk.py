@@ -118,8 +118,8 @@ def main() -> None:
           for kind, v in by_kind.items() if v),
         "",
         f"Ready in **{ready:.1f} s**; stage medians " + ", ".join(
-            f"{k} {statistics.median(v):.0f}" for k, v in stages.items()) + f" ms; decisions {decisions}; "
-        "memory " + ", ".join(f"{k} {v:.0f} MB" for k, v in rss.items()) + ".",
+            f"{k} {statistics.median(v):.0f}" for k, v in stages.items()) + " ms; "
+        "memory " + ", ".join(f"{k} {v:.0f} MB" for k, v in (list(rss.items())[0], list(rss.items())[-1])) + ".",
         "",
         *([f"Baseline `{args.baseline_env}` run in turn, this build / baseline p95 per run: "
            + ", ".join(f"{a / b:.2f}" for a, b in zip(run_p95, base_p95))
@@ -136,6 +136,7 @@ def main() -> None:
     ]
     markdown = "\n".join(lines)
     print(markdown)
+    print(f"decisions {decisions}; memory {rss}")
     if not args.no_write:
         write_section(markdown)
 

@@ -1,0 +1,114 @@
+"""Kiosk start: time to ready and the first checks' latency, this checkout against another, in turn.
+
+    nice -n 10 .venv/bin/python bench/bench_kiosk_start.py [--root OTHER_CHECKOUT] [--rounds 3] [--cold]
+        [--no-write]
+
+Starts ``docauth kiosk`` of each checkout in turn (fresh data folder; the runtime profile the first start of
+this checkout measured is kept in it, as on a kiosk started before), measures the time from the command to
+``/readyz`` 200, enrols the test person, then times the first full check (client side, HTTP included) and the
+median of the next four. ``--cold`` adds one start of each without a profile (the kiosk's first start ever:
+it measures the backends before it is ready). Writes the ``kiosk_start`` section of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_service import ROOT, Server, card_photos  # noqa: E402
+
+BEGIN, END = "<!-- kiosk_start:begin -->", "<!-- kiosk_start:end -->"
+LATER_CHECKS = 4
+
+
+def write_section(markdown: str) -> None:
+    path = ROOT / "docs" / "benchmarks.md"
+    text = path.read_text()
+    block = f"{BEGIN}\n{markdown.rstrip()}\n{END}"
+    if BEGIN in text and END in text:
+        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    path.write_text(text)
+
+
+def start_once(root: Path, data_dir: Path, images: list[bytes]) -> dict:
+    server = Server(["kiosk"], data_dir, env_extra={"PYTHONPATH": str(root)})
+    try:
+        ready = server.wait_ready()
+        person = server.enrol()
+        latencies = []
+        for i in range(1 + LATER_CHECKS):
+            elapsed, body = server.check(images[i % len(images)], person)
+            if "decision" not in body:
+                raise RuntimeError(f"check failed: {body}")
+            latencies.append(elapsed * 1000)
+    finally:
+        server.stop()
+    return {"ready_s": ready, "first_ms": latencies[0], "later_ms": statistics.median(latencies[1:])}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", type=Path, default=None, help="another checkout, started in turn (the baseline)")
+    ap.add_argument("--label", default=None, help="the baseline's name in the table (default: its commit)")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--cold", action="store_true", help="also one start of each without a runtime profile")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+
+    roots = {"this build": ROOT}
+    if args.root is not None:
+        label = args.label or subprocess.run(["git", "-C", str(args.root), "rev-parse", "--short", "HEAD"],
+                                             capture_output=True, text=True).stdout.strip()
+        roots = {label: args.root.resolve(), "this build": ROOT}
+    images = card_photos(4, seed0=900)
+    load_before = os.getloadavg()[0]
+    results: dict[tuple[str, str], list[dict]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-kiosk-start-") as tmp:
+        kept = Path(tmp) / "kept"
+        kept.mkdir()
+        first = start_once(ROOT, kept, images)  # measures the backends once: the profile every start keeps
+        print(f"profile measured (start without one: ready in {first['ready_s']:.1f} s)", flush=True)
+        results[("this build", "no profile")] = [first]
+        plan = [("kept profile", r) for r in range(args.rounds)] + ([("no profile", 0)] if args.cold else [])
+        for case, round_no in plan:
+            for label, root in roots.items():
+                data_dir = Path(tmp) / f"{label}-{case}-{round_no}".replace(" ", "_")
+                data_dir.mkdir()
+                if case == "kept profile":
+                    shutil.copy(kept / "runtime-profile.json", data_dir / "runtime-profile.json")
+                run = start_once(root, data_dir, images)
+                results.setdefault((label, case), []).append(run)
+                print(f"{case} {round_no} {label}: ready {run['ready_s']:.1f} s, first check {run['first_ms']:.0f} ms, "
+                      f"later {run['later_ms']:.0f} ms", flush=True)
+    with_profile, cold = [], []
+    for (label, case), runs in results.items():
+        med = {k: statistics.median(r[k] for r in runs) for k in ("ready_s", "first_ms", "later_ms")}
+        if case == "kept profile":
+            with_profile.append(f"{label} **{med['ready_s']:.1f}** / {med['first_ms']:.0f} / {med['later_ms']:.0f}")
+        else:
+            cold.append(f"{med['ready_s']:.1f} s" if label == "this build" else f"{label} {med['ready_s']:.1f} s")
+    lines = [
+        "## Kiosk start (`bench/bench_kiosk_start.py`)",
+        "",
+        f"Ready s / first / next {LATER_CHECKS} checks (ms), profile kept, median of {args.rounds} starts "
+        "in turn: " + ", ".join(with_profile) + f"; first start (measures backends) {', '.join(cold) or 'not run'}. "
+        f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, load {load_before:.2f}.",
+    ]
+    markdown = "\n".join(lines)
+    print(markdown)
+    if not args.no_write:
+        write_section(markdown)
+
+
+if __name__ == "__main__":
+    main()
