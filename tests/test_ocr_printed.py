@@ -185,6 +185,29 @@ def test_reads_the_printed_fields_of_a_generated_passport_page(printed_reader):
         assert field_equal(name, alone.fields[name].value, doc.fields[name]), alone.values
 
 
+def _printed_line(text: str, scale: float) -> np.ndarray:
+    import cv2
+
+    (w, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
+    crop = np.full((h + 16, w + 16, 3), 255, np.uint8)
+    cv2.putText(crop, text, (8, h + 6), cv2.FONT_HERSHEY_SIMPLEX, scale, (20, 20, 20), 2, cv2.LINE_AA)
+    return crop
+
+
+def test_a_line_reads_the_same_whatever_else_is_in_its_batch(printed_reader):
+    from docauth.ocr.printed.recognition import BATCH_WIDTH
+
+    recognizer = printed_reader.recognizer
+    short, long = _printed_line("ROSSI", 1.0), _printed_line("DATE OF EXPIRY 12.03.2031 MARIA", 1.0)
+    alone = recognizer([short])[0]
+    together = recognizer([long, short, long])[1]
+    assert alone.text == together.text == "ROSSI" and alone.glyph_confidences == together.glyph_confidences
+    for idx, batch in recognizer.preprocess([long, short, _printed_line("MARIA", 1.0)]):
+        # one padded width per batch, each member's own; a batch within the width budget
+        assert {recognizer.padded_width(recognizer.line_width([long, short, short][i])) for i in idx} == {batch.shape[3]}
+        assert len(idx) == 1 or batch.shape[0] * batch.shape[3] <= BATCH_WIDTH
+
+
 @pytest.mark.shared_data
 def test_real_card_fronts_without_an_mrz_are_read_by_their_captions(printed_reader, shared_data):
     """Real layouts the reader was not built on: of the specimen card fronts with the three fields labelled,

@@ -106,8 +106,7 @@ class PrintedReader:
             if zone_values_only:
                 fields = {name: read for name, read in fields.items() if read.how == "mrz"}
         else:
-            lines = sorted(self._read(page, values) + self._read(page, captions, captions),
-                           key=lambda line: (line.y0, line.x0))
+            lines = sorted(self._read(page, values + captions, captions), key=lambda line: (line.y0, line.x0))
             fields = self.postprocess(lines, mrz_fields, today)
         timings["recognise_ms"] = (time.perf_counter() - t) * 1000
         timings["lines"] = len(lines)

@@ -21,7 +21,11 @@ RECOGNIZER_MODEL = "text_recognizer"
 LINE_HEIGHT = 48
 MIN_LINE_WIDTH = 160  # narrower crops are padded: the model reads short words best with room after them
 MAX_LINE_WIDTH = 1600  # longer lines are cut off there (no field is that long at 48 px high)
-BATCH_WIDTH = 1600  # pixels of line width per model call: crops of similar width share a batch
+BATCH_WIDTH = 1600  # pixels of line width per model call
+# Each crop is padded to its own width rounded up to this step, and only crops padded alike share a batch: the
+# model mixes the whole width, so a crop padded to its batch's widest read differently with other company, and
+# the padding cost model time. Whole steps also keep the shapes an engine compiles for (OpenVINO) few.
+WIDTH_STEP = 160
 
 
 @dataclass(frozen=True)
@@ -76,31 +80,27 @@ class TextRecognizer:
         h, w = crop.shape[:2]
         return int(min(MAX_LINE_WIDTH, max(1, round(w * LINE_HEIGHT / max(h, 1)))))
 
+    @staticmethod
+    def padded_width(width: int) -> int:
+        return -(-max(MIN_LINE_WIDTH, width) // WIDTH_STEP) * WIDTH_STEP
+
     def preprocess(self, crops: list[np.ndarray]) -> list[tuple[list[int], np.ndarray]]:
-        """Batches of (crop indices, NCHW array): crops sorted by width, each batch padded to its widest."""
+        """Batches of (crop indices, NCHW array): crops of one padded width together, each resized once."""
         widths = [self.line_width(c) for c in crops]
-        order = sorted(range(len(crops)), key=lambda i: widths[i])
-        batches, current = [], []
-        for i in order:
-            padded = max(MIN_LINE_WIDTH, widths[i])
-            if current and padded * (len(current) + 1) > BATCH_WIDTH:
-                batches.append(current)
-                current = []
-            current.append(i)
-        if current:
-            batches.append(current)
+        buckets: dict[int, list[int]] = {}
+        for i, w in enumerate(widths):
+            buckets.setdefault(self.padded_width(w), []).append(i)
         out = []
-        for idx in batches:
-            # Widths in steps of MIN_LINE_WIDTH: an engine that compiles per input shape (OpenVINO) then sees
-            # ten widths, not hundreds; each new shape costs a compilation and memory.
-            widest = max(widths[i] for i in idx)
-            width = -(-widest // MIN_LINE_WIDTH) * MIN_LINE_WIDTH
-            x = np.zeros((len(idx), 3, LINE_HEIGHT, width), np.float32)
-            for k, i in enumerate(idx):
-                line = bounded_resize(crops[i], (widths[i], LINE_HEIGHT))
-                x[k, :, :, :widths[i]] = (line[..., ::-1].astype(np.float32) * np.float32(2 / 255)
-                                         - np.float32(1.0)).transpose(2, 0, 1)
-            out.append((idx, x))
+        for width, members in sorted(buckets.items()):
+            per_batch = max(1, BATCH_WIDTH // width)
+            for start in range(0, len(members), per_batch):
+                idx = members[start:start + per_batch]
+                x = np.zeros((len(idx), 3, LINE_HEIGHT, width), np.float32)
+                for k, i in enumerate(idx):
+                    line = bounded_resize(crops[i], (widths[i], LINE_HEIGHT))
+                    x[k, :, :, :widths[i]] = (line[..., ::-1].astype(np.float32) * np.float32(2 / 255)
+                                             - np.float32(1.0)).transpose(2, 0, 1)
+                out.append((idx, x))
         return out
 
     def __call__(self, crops: list[np.ndarray]) -> list[LineText]:
