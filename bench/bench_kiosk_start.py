@@ -62,6 +62,8 @@ def main() -> None:
     ap.add_argument("--label", default=None, help="the baseline's name in the table (default: its commit)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cold", action="store_true", help="also one start of each without a runtime profile")
+    ap.add_argument("--profile", type=Path, default=None,
+                    help="a runtime-profile.json of this machine to keep, instead of measuring one at a first start")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
 
@@ -76,9 +78,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-kiosk-start-") as tmp:
         kept = Path(tmp) / "kept"
         kept.mkdir()
-        first = start_once(ROOT, kept, images)  # measures the backends once: the profile every start keeps
-        print(f"profile measured (start without one: ready in {first['ready_s']:.1f} s)", flush=True)
-        results[("this build", "no profile")] = [first]
+        if args.profile is not None:
+            shutil.copy(args.profile, kept / "runtime-profile.json")
+        else:
+            first = start_once(ROOT, kept, images)  # measures the backends once: the profile every start keeps
+            print(f"profile measured (start without one: ready in {first['ready_s']:.1f} s)", flush=True)
+            results[("this build", "no profile")] = [first]
         plan = [("kept profile", r) for r in range(args.rounds)] + ([("no profile", 0)] if args.cold else [])
         for case, round_no in plan:
             for label, root in roots.items():
