@@ -105,8 +105,8 @@ def main() -> None:
     lines = [
         "## Kiosk start (`bench/bench_kiosk_start.py`)",
         "",
-        f"Ready s / first / next {LATER_CHECKS} checks (ms), profile kept, median of {args.rounds} starts "
-        "in turn: " + ", ".join(with_profile) + f"; first start (measures backends) {', '.join(cold) or 'not run'}. "
+        f"Ready s / first / next {LATER_CHECKS} checks (ms), profile kept, median of {args.rounds} alternating "
+        "starts: " + ", ".join(with_profile) + f"; first start {', '.join(cold) or 'not run'} (measuring backends). "
         f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, load {load_before:.2f}.",
     ]
     markdown = "\n".join(lines)
