@@ -202,9 +202,10 @@ def test_a_line_reads_the_same_whatever_else_is_in_its_batch(printed_reader):
     alone = recognizer([short])[0]
     together = recognizer([long, short, long])[1]
     assert alone.text == together.text == "ROSSI" and alone.glyph_confidences == together.glyph_confidences
-    for idx, batch in recognizer.preprocess([long, short, _printed_line("MARIA", 1.0)]):
+    crops = [long, short, _printed_line("MARIA", 1.0)]
+    for idx, batch in recognizer.preprocess(crops):
         # one padded width per batch, each member's own; a batch within the width budget
-        assert {recognizer.padded_width(recognizer.line_width([long, short, short][i])) for i in idx} == {batch.shape[3]}
+        assert {recognizer.padded_width(recognizer.line_width(crops[i])) for i in idx} == {batch.shape[3]}
         assert len(idx) == 1 or batch.shape[0] * batch.shape[3] <= BATCH_WIDTH
 
 
