@@ -65,6 +65,32 @@ def test_a_photo_of_a_person_is_no_document_rather_than_a_retake(pipeline):
     assert (result.decision, result.reason_codes) == ("reject", ["not_a_document"])
 
 
+def test_a_card_across_a_narrow_photo_that_reaches_its_border_is_cut_off():
+    # Every corner lies near the left or right border, yet there is background above and below the card: the
+    # middle of its long sides lies well inside the photo, so one corner at the border is a cut, not a crop.
+    frame = np.full((900, 600, 3), 200, np.uint8)
+    corners = [[0, 300], [599, 320], [590, 700], [5, 690]]
+    assert quality.measure(frame, corners=corners, found=True).cut_off is True
+    moved_in = [[40, 300], [560, 320], [550, 700], [45, 690]]  # the same card, clear of both borders
+    assert quality.measure(frame, corners=moved_in, found=True).cut_off is False
+
+
+@pytest.mark.parametrize("corners", [[[650, 380], [950, 380], [950, 570], [650, 570]],  # in the far corner
+                                     [[60, 40], [360, 40], [360, 230], [60, 230]],
+                                     [[400, 200], [700, 220], [690, 410], [395, 390]]])  # askew, in the middle
+def test_a_generated_cut_off_capture_always_cuts_its_document(corners):
+    # Wherever the document lies in the photo and whichever border is moved, the frame cuts through it: a corner
+    # outside the photo, another still in it.
+    photo = np.full((600, 1000, 3), 120, np.uint8)
+    edges = set()
+    for seed in range(16):
+        cut, moved, info = apply_defect(photo, corners, "cut_off", np.random.default_rng(seed))
+        margins = quality.corner_margins(moved, cut.shape)
+        assert margins.min() < 0 < margins.max(), (info, margins)
+        edges |= set(info["cut_edges"])
+    assert edges == {"left", "right", "top", "bottom"}
+
+
 def test_a_tight_crop_is_not_cut_off():
     # A scan cropped to the document touches the border all round: nothing is missing.
     frame = np.full((400, 600, 3), 200, np.uint8)

@@ -42,8 +42,10 @@ GLARE_SOLIDITY = 0.8
 GLARE_MAX_RECTANGULARITY = 0.9
 MAX_GLARE = 0.05
 # Cut off: the located document reaches the photo's border (a corner within AT_BORDER of its long side, or
-# beyond it) while another corner lies well inside (INSIDE): a photo with background around the document
-# that still cuts it. A tight crop reaches the border all round and is no cut.
+# beyond it) while another corner or the middle of a side lies well inside (INSIDE): a photo with background
+# around the document that still cuts it. A tight crop reaches the border all round and is no cut. The middle
+# of a side counts because a document across a narrow photo has every corner near some border, yet the
+# background beyond its long sides shows that the photo was not cropped to it.
 AT_BORDER = 0.01
 INSIDE = 0.08
 # Too small: the document's long side in the photo, in pixels; below it the MRZ's glyphs are under 3 px wide.
@@ -86,14 +88,25 @@ def corner_margins(corners, shape) -> np.ndarray:
     """Each corner's distance to the nearest border of the photo, as a share of the document's long side
     (negative: outside the photo)."""
     q = np.asarray(corners, np.float64).reshape(4, 2)
+    return _to_border(q, shape) / max(long_side(q), 1.0)
+
+
+def side_margins(corners, shape) -> np.ndarray:
+    """The middle of each side's (TL-TR, TR-BR, BR-BL, BL-TL) distance to the nearest border of the photo, as
+    a share of the document's long side."""
+    q = np.asarray(corners, np.float64).reshape(4, 2)
+    return _to_border((q + np.roll(q, -1, 0)) / 2, shape) / max(long_side(q), 1.0)
+
+
+def _to_border(points: np.ndarray, shape) -> np.ndarray:
     height, width = shape[:2]
-    margins = np.minimum.reduce([q[:, 0], (width - 1) - q[:, 0], q[:, 1], (height - 1) - q[:, 1]])
-    return margins / max(long_side(q), 1.0)
+    return np.minimum.reduce([points[:, 0], (width - 1) - points[:, 0], points[:, 1], (height - 1) - points[:, 1]])
 
 
 def cut_off(corners, shape) -> bool:
     margins = corner_margins(corners, shape)
-    return bool(margins.min() <= AT_BORDER and margins.max() >= INSIDE)
+    inside = max(margins.max(), side_margins(corners, shape).max())
+    return bool(margins.min() <= AT_BORDER and inside >= INSIDE)
 
 
 def at_measuring_size(rectified: np.ndarray, native_long_side: float) -> np.ndarray:

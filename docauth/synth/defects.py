@@ -80,15 +80,18 @@ def cut_off(image: np.ndarray, corners: np.ndarray, rng: np.random.Generator
                       else ("left", "right")[int(rng.integers(2))])
     x0, y0, x1, y1 = 0, 0, w, h
     xs, ys = corners[:, 0], corners[:, 1]
+    # The frame moves to ``depth`` inside the document's outermost corner on that side, however far across the
+    # photo that is: the document lies anywhere in it, and a frame kept to half the photo missed one lying in
+    # the other half. The rest of the document stays in: depth is under its short side.
     for edge in chosen:
         if edge == "left":
-            x0 = int(min(w // 2, max(0, np.sort(xs)[0] + depth)))
+            x0 = int(max(0, xs.min() + depth))
         elif edge == "right":
-            x1 = int(max(w // 2, min(w, np.sort(xs)[-1] - depth)))
+            x1 = int(min(w, xs.max() - depth))
         elif edge == "top":
-            y0 = int(min(h // 2, max(0, np.sort(ys)[0] + depth)))
+            y0 = int(max(0, ys.min() + depth))
         else:
-            y1 = int(max(h // 2, min(h, np.sort(ys)[-1] - depth)))
+            y1 = int(min(h, ys.max() - depth))
     out = np.ascontiguousarray(image[y0:y1, x0:x1])
     return out, corners - np.array([x0, y0], np.float64), {"cut_edges": chosen, "cut_depth_px": round(depth, 1)}
 
