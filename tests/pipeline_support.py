@@ -77,6 +77,7 @@ class _MRZ:
     lines: list = field(default_factory=lambda: ["(the stand-in's zone)"])
     score: float | None = None
     zone_top: float | None = None  # where the zone starts is not said
+    zone: list | None = None  # nor where the zone lies in the photo
 
     def export(self):
         return {"fields": self.fields, "valid": self.valid}

@@ -32,7 +32,8 @@ def _checks(pipeline, defect):
 
 
 @pytest.mark.parametrize("defect,reason", [("blur", quality.BLURRED), ("glare", quality.GLARE),
-                                           ("dark", quality.TOO_DARK), ("small", quality.TOO_SMALL)])
+                                           ("cut_off", quality.CUT_OFF), ("dark", quality.TOO_DARK),
+                                           ("small", quality.TOO_SMALL)])
 def test_a_poor_capture_is_asked_for_again_with_its_reason(pipeline, defect, reason):
     results = _checks(pipeline, defect)
     assert [r.decision for r in results] == ["retake"] * len(results), [r.reason_codes for r in results]
@@ -89,6 +90,24 @@ def test_a_generated_cut_off_capture_always_cuts_its_document(corners):
         assert margins.min() < 0 < margins.max(), (info, margins)
         edges |= set(info["cut_edges"])
     assert edges == {"left", "right", "top", "bottom"}
+
+
+def test_a_zone_that_runs_into_the_border_is_cut_off_whatever_the_outline():
+    # A card's back cropped tight: its zone's last line runs close to the bottom edge, clear of the sides.
+    frame = np.full((540, 856, 3), 200, np.uint8)
+    tight = [[0, 0], [855, 0], [855, 539], [0, 539]]
+    zone = [[40, 400], [800, 400], [800, 525], [40, 525]]  # the first line's start, its end, the last's end, start
+    assert quality.measure(frame, corners=tight, found=True, zone=zone).cut_off is False
+    # The frame moved left through the lines: their ends now reach the border, though the outline, closed on a
+    # line inside the card or not found at all, shows no cut.
+    cut = np.ascontiguousarray(frame[:, :780])
+    for outline in ({"corners": [[100, 50], [700, 50], [700, 350], [100, 350]], "found": True}, {}):
+        judged = quality.measure(cut, zone=[[40, 400], [779, 400], [779, 525], [40, 525]], **outline)
+        assert judged.cut_off is True and quality.CUT_OFF in judged.reasons
+    # The same, read upside down (the zone's corners in reading order): its starts run into the border.
+    turned = [[815, 140], [56, 140], [56, 15], [815, 15]]
+    assert quality.zone_room(turned, (540, 856)) > 0.05
+    assert quality.zone_room([[p[0] - 60, p[1]] for p in turned], (540, 856)) <= quality.ZONE_AT_BORDER
 
 
 def test_a_tight_crop_is_not_cut_off():

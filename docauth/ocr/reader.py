@@ -227,6 +227,7 @@ class DocumentReader:
                             found=located.found, rectified=upright)
         if mrz is not None:
             mrz.result.zone_top = zone_top(mrz, homography, rect.shape, rotation) if located.found else None
+            mrz.result.zone = mrz.zone_in_reading_order().tolist()
         return view, upright, mrz
 
     def _read_mrz_on_document(self, image: np.ndarray, corners: np.ndarray) -> MRZRead | None:

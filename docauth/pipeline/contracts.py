@@ -51,6 +51,7 @@ class MRZ(Protocol):
     score: float | None
     fields: dict
     zone_top: float | None  # where the zone starts on the rectified document (a fraction of its height)
+    zone: list | None  # the zone's corners in the photo, the first line's start and end first; None: not said
 
 
 class DocumentView(Protocol):

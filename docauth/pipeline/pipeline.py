@@ -356,7 +356,8 @@ class Pipeline:
         with result.timed("quality"):
             if view is not None:
                 judged = self.capture_quality(image, corners=view.corners, found=bool(view.found),
-                                              rectified=rectified(ocr))
+                                              rectified=rectified(ocr),
+                                              zone=ocr.mrz.zone if ocr.mrz is not None else None)
             else:
                 judged = self.capture_quality(image)
         result.stages["quality"] = StageRecord(output=judged.export())

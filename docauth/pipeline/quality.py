@@ -3,7 +3,7 @@
 Five plain measurements of the located document (its corners in the photo and its rectified, upright
 image, as the OCR stage made them), each a score and a threshold:
 
-    q = measure(image, corners=view.corners, found=view.found, rectified=view.rectified)
+    q = measure(image, corners=view.corners, found=view.found, rectified=view.rectified, zone=mrz.zone)
     q.reasons      # e.g. ["capture_blurred"]: the ``retake`` reasons of a check
     q.export()     # {"scores": {...}, "cut_off": bool or None, "thresholds": {...}, "reasons": [...]}
 
@@ -48,6 +48,12 @@ MAX_GLARE = 0.05
 # background beyond its long sides shows that the photo was not cropped to it.
 AT_BORDER = 0.01
 INSIDE = 0.08
+# ... or the machine-readable zone runs into the border: a line's start or end within ZONE_AT_BORDER of the
+# zone's width from it, or beyond. ICAO 9303 prints the zone at least ~6 % of its width in from the document's
+# left and right edges, so a whole document keeps it clear of the border even when cropped tight; a frame
+# that cuts the lines leaves their visible ends at the border. This holds where the outline does not: the
+# locator may close it on a line inside the cut document (a portrait's edge, a printed band) or find none.
+ZONE_AT_BORDER = 0.02
 # Too small: the document's long side in the photo, in pixels; below it the MRZ's glyphs are under 3 px wide.
 MIN_LONG_SIDE_PX = 250
 # An outline covering less of the photo than this is as likely a part of the document (its portrait, its
@@ -65,7 +71,7 @@ THRESHOLDS = {"sharpness": MIN_SHARPNESS, "glare": MAX_GLARE, "long_side_px": MI
 class CaptureQuality:
     scores: dict = field(default_factory=dict)
     reasons: list[str] = field(default_factory=list)
-    cut_off: bool | None = None  # None: no located outline to judge by
+    cut_off: bool | None = None  # None: neither a located outline nor a machine-readable zone to judge by
 
     def export(self) -> dict:
         return {"scores": {k: round(float(v), 4) for k, v in self.scores.items()}, "cut_off": self.cut_off,
@@ -107,6 +113,32 @@ def cut_off(corners, shape) -> bool:
     margins = corner_margins(corners, shape)
     inside = max(margins.max(), side_margins(corners, shape).max())
     return bool(margins.min() <= AT_BORDER and inside >= INSIDE)
+
+
+def zone_room(zone, shape) -> float:
+    """The room the zone's lines have before the photo's border, ahead of their ends and behind their starts,
+    as a share of the zone's width (negative: a corner outside the photo). ``zone``: its corners, the first
+    line's start and end, then the last line's end and start. Above and below the zone do not count: its
+    last line runs close to the document's edge."""
+    z = np.asarray(zone, np.float64).reshape(4, 2)
+    along = (z[1] - z[0]) + (z[2] - z[3])
+    width = max(float(np.linalg.norm(along)) / 2, 1.0)
+    if _to_border(z, shape).min() < 0:
+        return float(_to_border(z, shape).min()) / width
+    ahead = along / (2 * width)
+    room = [_room_along(z[[1, 2]], ahead, shape), _room_along(z[[0, 3]], -ahead, shape)]
+    return float(min(room)) / width
+
+
+def _room_along(points: np.ndarray, direction: np.ndarray, shape) -> float:
+    """How far the nearest of ``points`` (inside the photo) can go along ``direction`` before the border."""
+    height, width = shape[:2]
+    far = []
+    for axis, size in ((0, width), (1, height)):
+        step = direction[axis]
+        if abs(step) > 1e-9:
+            far.append((((size - 1) if step > 0 else 0) - points[:, axis]) / step)
+    return float(np.min(far))
 
 
 def at_measuring_size(rectified: np.ndarray, native_long_side: float) -> np.ndarray:
@@ -160,11 +192,12 @@ def glare_share(rgb: np.ndarray) -> float:
     return glared / burnt.size
 
 
-def measure(image: np.ndarray, *, corners=None, found: bool = False, rectified: np.ndarray | None = None
-            ) -> CaptureQuality:
+def measure(image: np.ndarray, *, corners=None, found: bool = False, rectified: np.ndarray | None = None,
+            zone=None) -> CaptureQuality:
     """Scores and reasons of one capture. ``corners``: the document's corners in ``image`` (TL, TR, BR, BL);
-    ``found``: whether they are a located outline (else the whole photo stands in for the document, and
-    nothing can be said about cut-off corners); ``rectified``: the upright document (else the photo)."""
+    ``found``: whether they are a located outline (else the whole photo stands in for the document, and its
+    corners say nothing about a cut); ``rectified``: the upright document (else the photo); ``zone``: the
+    machine-readable zone's corners in ``image`` when one was found (:func:`zone_room`)."""
     height, width = image.shape[:2]
     if corners is not None and found and area(corners) < MIN_OUTLINE_SHARE * height * width:
         corners = rectified = None  # too small a part of the photo to be taken for the whole document
@@ -182,7 +215,10 @@ def measure(image: np.ndarray, *, corners=None, found: bool = False, rectified: 
         "long_side_px": size,
         "bright_luminance": float(np.percentile(grey, 95)),
     }
-    cut = cut_off(corners, image.shape) if found else False
+    judged_cut = [cut_off(corners, image.shape)] if found else []
+    if zone is not None:
+        judged_cut.append(zone_room(zone, image.shape) <= ZONE_AT_BORDER)
+    cut = any(judged_cut)
     reasons = []
     if scores["sharpness"] < MIN_SHARPNESS:
         reasons.append(BLURRED)
@@ -194,4 +230,4 @@ def measure(image: np.ndarray, *, corners=None, found: bool = False, rectified: 
         reasons.append(TOO_SMALL)
     if scores["bright_luminance"] < MIN_BRIGHT_LUMINANCE:
         reasons.append(TOO_DARK)
-    return CaptureQuality(scores, reasons, cut_off=cut if found else None)
+    return CaptureQuality(scores, reasons, cut_off=cut if judged_cut else None)

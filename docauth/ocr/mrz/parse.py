@@ -110,6 +110,9 @@ class MRZResult:
     corrections: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     zone_top: float | None = None  # where the reader found the zone (fraction of the page height); not exported
+    # The zone's corners in the photo (4 x, y; the first line's start first, its end next); not exported: it
+    # serves the capture-quality check (a zone the frame cuts).
+    zone: list | None = None
     # (line, pos) the recogniser read with probability under MIN_UNCHECKED_P; None without its alternatives.
     # Not exported: it serves field_is_certain.
     uncertain: list | None = None
