@@ -42,18 +42,17 @@ GLARE_SOLIDITY = 0.8
 GLARE_MAX_RECTANGULARITY = 0.9
 MAX_GLARE = 0.05
 # Cut off: the located document reaches the photo's border (a corner within AT_BORDER of its long side, or
-# beyond it) while another corner or the middle of a side lies well inside (INSIDE): a photo with background
-# around the document that still cuts it. A tight crop reaches the border all round and is no cut. The middle
-# of a side counts because a document across a narrow photo has every corner near some border, yet the
-# background beyond its long sides shows that the photo was not cropped to it.
+# beyond it) while another corner lies well inside (INSIDE): a photo with background around the document
+# that still cuts it. A tight crop reaches the border all round and is no cut; nor is a scan of a sheet
+# cropped to a card on three sides, with the card's other side (or another document) beyond the fourth.
 AT_BORDER = 0.01
 INSIDE = 0.08
-# ... or the machine-readable zone runs into the border: a line's start or end within ZONE_AT_BORDER of the
-# zone's width from it, or beyond. ICAO 9303 prints the zone at least ~6 % of its width in from the document's
-# left and right edges, so a whole document keeps it clear of the border even when cropped tight; a frame
-# that cuts the lines leaves their visible ends at the border. This holds where the outline does not: the
-# locator may close it on a line inside the cut document (a portrait's edge, a printed band) or find none.
-ZONE_AT_BORDER = 0.02
+# ... or the machine-readable zone runs into the border: a line's start or end reaches it (within
+# ZONE_AT_BORDER of the zone's width, a pixel or two) or lies beyond it. A frame that cuts the lines leaves
+# their visible ends at the border, where a whole document, even cropped tight, keeps a margin beyond them.
+# This holds where the outline does not: the locator may close it on a line inside the cut document (a
+# portrait's edge, a printed band) or find none.
+ZONE_AT_BORDER = 0.005
 # Too small: the document's long side in the photo, in pixels; below it the MRZ's glyphs are under 3 px wide.
 MIN_LONG_SIDE_PX = 250
 # An outline covering less of the photo than this is as likely a part of the document (its portrait, its
@@ -97,13 +96,6 @@ def corner_margins(corners, shape) -> np.ndarray:
     return _to_border(q, shape) / max(long_side(q), 1.0)
 
 
-def side_margins(corners, shape) -> np.ndarray:
-    """The middle of each side's (TL-TR, TR-BR, BR-BL, BL-TL) distance to the nearest border of the photo, as
-    a share of the document's long side."""
-    q = np.asarray(corners, np.float64).reshape(4, 2)
-    return _to_border((q + np.roll(q, -1, 0)) / 2, shape) / max(long_side(q), 1.0)
-
-
 def _to_border(points: np.ndarray, shape) -> np.ndarray:
     height, width = shape[:2]
     return np.minimum.reduce([points[:, 0], (width - 1) - points[:, 0], points[:, 1], (height - 1) - points[:, 1]])
@@ -111,8 +103,7 @@ def _to_border(points: np.ndarray, shape) -> np.ndarray:
 
 def cut_off(corners, shape) -> bool:
     margins = corner_margins(corners, shape)
-    inside = max(margins.max(), side_margins(corners, shape).max())
-    return bool(margins.min() <= AT_BORDER and inside >= INSIDE)
+    return bool(margins.min() <= AT_BORDER and margins.max() >= INSIDE)
 
 
 def zone_room(zone, shape) -> float:
