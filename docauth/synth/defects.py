@@ -80,9 +80,8 @@ def cut_off(image: np.ndarray, corners: np.ndarray, rng: np.random.Generator
                       else ("left", "right")[int(rng.integers(2))])
     x0, y0, x1, y1 = 0, 0, w, h
     xs, ys = corners[:, 0], corners[:, 1]
-    # The frame moves to ``depth`` inside the document's outermost corner on that side, however far across the
-    # photo that is: the document lies anywhere in it, and a frame kept to half the photo missed one lying in
-    # the other half. The rest of the document stays in: depth is under its short side.
+    # The frame moves to ``depth`` inside the document's outermost corner on that side, wherever in the photo the
+    # document lies, so that it always cuts it; the rest of the document stays in (depth is under its short side).
     for edge in chosen:
         if edge == "left":
             x0 = int(max(0, xs.min() + depth))
