@@ -95,7 +95,7 @@ def confirm_in_print(result: MRZResult, printed_words, *, printed_numbers=(), to
     again = parse_mrz(["".join(row) for row in lines], alternatives=alternatives, today=today)
     again.corrections = result.corrections + confirmations + [
         c for c in again.corrections if c not in result.corrections]
-    again.zone_top = result.zone_top
+    again.zone_top, again.zone = result.zone_top, result.zone
     again.raw_lines = result.raw_lines
     return again
 
