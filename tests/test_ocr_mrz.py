@@ -189,8 +189,10 @@ def test_unsure_name_letter_is_settled_only_by_one_printed_spelling():
     misread = [TD3[0][:23] + "Z" + TD3[0][24:], TD3[1]]
     read = parse_mrz(misread, alternatives=alts)
     assert not read.valid and read.fields["given_names"] == "ANNA MARZA"
+    read.zone_top, read.zone = 0.7, [[10, 300], [410, 300], [410, 340], [10, 340]]  # where the reader found it
     settled = confirm_in_print(read, {"ANNA", "MARIA", "UTOPIA"})
     assert settled.valid and settled.lines == TD3 and settled.fields["given_names"] == "ANNA MARIA"
+    assert (settled.zone_top, settled.zone) == (read.zone_top, read.zone)  # the new read is of the same zone
     assert {"line": 0, "pos": 23, "from": "Z", "to": "I", "reason": "printed name"} in settled.corrections
     # Printed as read: confirmed as it is.
     assert confirm_in_print(read, {"MARZA"}).valid
