@@ -28,20 +28,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_service import ROOT  # noqa: E402
+from doc_section import write_section  # noqa: E402  (bench/: this script's folder)
 
 DOCAUTH = ROOT / ".venv" / "bin" / "docauth"
 BEGIN, END = "<!-- batch:begin -->", "<!-- batch:end -->"
-
-
-def write_section(markdown: str) -> None:
-    path = ROOT / "docs" / "benchmarks.md"
-    text = path.read_text()
-    block = f"{BEGIN}\n{markdown.rstrip()}\n{END}"
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    path.write_text(text)
 
 
 def main() -> None:
@@ -105,7 +95,7 @@ def main() -> None:
     markdown = "\n".join(lines)
     print(markdown)
     if not args.no_write:
-        write_section(markdown)
+        write_section(markdown, BEGIN, END)
     if not ok:
         raise SystemExit(1)
 

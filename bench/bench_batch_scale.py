@@ -31,19 +31,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_service import ROOT  # noqa: E402
+from doc_section import write_section  # noqa: E402  (bench/: this script's folder)
 
 BEGIN, END = "<!-- archive:begin -->", "<!-- archive:end -->"
-
-
-def write_section(markdown: str) -> None:
-    path = ROOT / "docs" / "benchmarks.md"
-    text = path.read_text()
-    block = f"{BEGIN}\n{markdown.rstrip()}\n{END}"
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    path.write_text(text)
 
 
 def run_batch(root: Path, images: Path, out: Path, data_dir: Path, workers: int, engine: str) -> dict:
@@ -171,7 +161,7 @@ def main() -> None:
     (work / "runs.json").write_text(json.dumps({f"{k[0]}-{k[1]}": [{x: v for x, v in r.items() if x != "records"}
                                                                   for r in rs] for k, rs in runs.items()}, indent=1))
     if not args.no_write:
-        write_section(markdown)
+        write_section(markdown, BEGIN, END)
 
 
 if __name__ == "__main__":

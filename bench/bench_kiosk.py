@@ -21,21 +21,11 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_service import ROOT, Server, card_photos, machine, percentile  # noqa: E402
+from bench_service import Server, card_photos, machine, percentile  # noqa: E402
+from doc_section import write_section  # noqa: E402  (bench/: this script's folder)
 
 BEGIN, END = "<!-- kiosk:begin -->", "<!-- kiosk:end -->"
 TARGET_P95_MS = 700
-
-
-def write_section(markdown: str) -> None:
-    path = ROOT / "docs" / "benchmarks.md"
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    block = f"{BEGIN}\n{markdown.rstrip()}\n{END}"
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    path.write_text(text)
 
 
 def main() -> None:
@@ -138,7 +128,7 @@ def main() -> None:
     print(markdown)
     print(f"decisions {decisions}; memory {rss}")
     if not args.no_write:
-        write_section(markdown)
+        write_section(markdown, BEGIN, END)
 
 
 if __name__ == "__main__":

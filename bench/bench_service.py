@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import requests  # noqa: E402
+from doc_section import write_section  # noqa: E402  (bench/: this script's folder)
 
 DOCAUTH = ROOT / ".venv" / "bin" / "docauth"
 BEGIN, END = "<!-- service:begin -->", "<!-- service:end -->"
@@ -151,17 +152,6 @@ def machine() -> str:
             f"Python {platform.python_version()}")
 
 
-def write_section(markdown: str) -> None:
-    path = ROOT / "docs" / "benchmarks.md"
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    block = f"{BEGIN}\n{markdown.rstrip()}\n{END}"
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    path.write_text(text)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=32, help="checks per concurrency level")
@@ -213,7 +203,7 @@ def main() -> None:
     markdown = "\n".join(lines)
     print(markdown)
     if not args.no_write:
-        write_section(markdown)
+        write_section(markdown, BEGIN, END)
 
 
 if __name__ == "__main__":
