@@ -54,3 +54,11 @@ def test_the_two_commands_and_the_examples_hold():
     assert answer["decision"] in ("accept", "review", "reject") and answer["document"]["kind"] == "TD3"
     python = re.findall(r"```python\n(.*?)```", README, re.S)[0]
     assert python.splitlines()[0] == "import docauth" and len(python.strip().splitlines()) == 3
+
+
+def test_every_docauth_variable_the_code_reads_is_in_the_readme():
+    """A ``DOCAUTH_*`` name the code reads outside the settings is documented beside their table."""
+    code = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "docauth").rglob("*.py"))
+    named = set(re.findall(r"[\"'](DOCAUTH_[A-Z0-9_]+)[\"']", code))
+    documented = set(re.findall(r"`(DOCAUTH_[A-Z0-9_]+)`", README))
+    assert named - documented == set(), "document these in README.md beside the settings table"
