@@ -42,6 +42,7 @@ from docauth.pipeline.ocr_summary import OCRSummary, ocr_summary, rectified
 from docauth.pipeline.persons import normalise_person
 from docauth.pipeline.policy import MRZ_UNSURE_NOTE, REASONS, DecisionPolicy
 from docauth.pipeline.portrait import portrait_regions
+from docauth.pipeline.portrait_search import PortraitSearch
 from docauth.pipeline.result import CheckResult, StageRecord, classification_output, jsonable
 from docauth.pipeline.side import SidedClassification, SideEvidence, decide_side, sided
 from docauth.pipeline.store_access import build_face_index, face_templates, get_person, search_index, store_version
@@ -270,7 +271,7 @@ class Pipeline:
         result.geometry = document_geometry(ocr, face.output if face is not None else None)
         result.rectified = rectified(ocr)
 
-    def _start_portrait_search(self, image: np.ndarray, side: str | None) -> "_PortraitSearch | None":
+    def _start_portrait_search(self, image: np.ndarray, side: str | None) -> "PortraitSearch | None":
         """Latency (realtime): the portrait is searched while OCR reads the printed fields, on the other core:
         first where the layout puts it on the upright rectified document as soon as OCR has made it; when no
         face is there, the photo as taken and the whole page (a turned or small portrait)."""
@@ -278,7 +279,7 @@ class Pipeline:
         if not (wants_face and self.parallel_face):
             return None
         concurrent_tail = self.faces.concurrent_calls > 1
-        return _PortraitSearch(self._face_pool(), self._encode_timed, self._encode_portrait_timed, image,
+        return PortraitSearch(self._face_pool(), self._encode_timed, self._encode_portrait_timed, image,
                                tail_pool=self._face_tail_pool() if concurrent_tail else None)
 
     # 1-2. document or not, and which side
@@ -524,72 +525,3 @@ class Pipeline:
         if encoding is None:
             raise InvalidImage("no face was found in the enrolment photo", code="face_not_found")
         return encoding
-
-
-class _PortraitSearch:
-    """The realtime portrait search beside OCR: where the layout puts the portrait on the rectified page as
-    soon as OCR has made it; when no face is there, the photo (quick sizes), the whole page, then the page
-    turned half-way and the photo at the larger size. When OCR made no page, the photo, once the check asks.
-
-    ``rectified_ready`` is OCR's ``on_rectified`` callback.
-    """
-
-    def __init__(self, pool, encode_timed, encode_portrait_timed, photo, *, tail_pool=None):
-        self._pool, self._encode_timed, self._encode_portrait_timed = pool, encode_timed, encode_portrait_timed
-        self._photo_image = photo
-        self._followup = None
-        self._tail_pool = tail_pool  # set: the last two searches run at once
-        self._searched: list[str] = []
-        self.searched_large = False
-
-    @property
-    def searched(self) -> str:
-        return ", ".join(self._searched)
-
-    def rectified_ready(self, upright) -> None:
-        self._followup = self._pool.submit(self._then_rectified, upright)
-
-    def _then_rectified(self, upright):
-        page = np.ascontiguousarray(upright)
-        encoding, info, ms = self._encode_portrait_timed(page)
-        if info:
-            self._searched.append("rectified portrait")
-        if encoding is not None:
-            return encoding, info, ms
-        encoding, info, more_ms = self._encode_timed(self._photo_image, large=False)
-        self._searched.append("photo")
-        ms += more_ms
-        if encoding is not None:
-            return encoding, info, ms
-        # The whole rectified page at quick sizes (its long side is ~1,000 px: the larger copy adds nothing).
-        encoding, info, more_ms = self._encode_timed(page, large=False)
-        self._searched.append("rectified")
-        ms += more_ms
-        if encoding is not None:
-            return encoding, info, ms
-        # Then the page turned half-way (HOG finds upright faces only, and a page without an MRZ can be read
-        # upside down) and the photo at the larger size (a small card far from the camera). When the face
-        # stage serves two calls at once (its processes), both run together: by now OCR is nearly done
-        # and the other core is free; the first in this order that finds a face is taken.
-        large = (self._tail_pool.submit(self._encode_timed, self._photo_image, upsampled=False)
-                 if self._tail_pool is not None else None)
-        encoding, info, turned_ms = self._encode_timed(np.ascontiguousarray(page[::-1, ::-1]), large=False)
-        self._searched.append("rectified turned 180")
-        if encoding is not None or large is None:
-            # A hit on the preferred search (a running larger one finishes unread), or no second search:
-            # in process, the caller makes the larger search last.
-            return encoding, info, ms + turned_ms
-        encoding, info, large_ms = large.result()
-        self._searched.append("photo (large)")
-        self.searched_large = True
-        return encoding, info, ms + max(turned_ms, large_ms)
-
-    def result(self):
-        """(encoding or None, info, milliseconds spent searching)."""
-        if self._followup is None:  # OCR made no page (it failed, or there is no reader): the photo
-            encoding, info, ms = self._encode_timed(self._photo_image, large=False)
-            self._searched.append("photo")
-        else:
-            encoding, info, ms = self._followup.result()
-        info["searched"] = self.searched
-        return encoding, info, ms
