@@ -123,7 +123,7 @@ def _face_children() -> set[int]:
     pids = set()
     for child in psutil.Process().children():
         try:
-            if child.status() != psutil.STATUS_ZOMBIE and "docauth.pipeline.face_process" in " ".join(child.cmdline()):
+            if child.status() != psutil.STATUS_ZOMBIE and "docauth.pipeline.face_child" in " ".join(child.cmdline()):
                 pids.add(child.pid)
         except psutil.Error:
             continue  # gone while looking: not alive

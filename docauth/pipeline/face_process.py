@@ -5,7 +5,7 @@ Why a process: dlib's face encoder (the shape predictor and ResNet behind
 in a thread it stalls OCR beside it. In a child process the portrait search and
 OCR run truly side by side (the measurements are in docs/benchmarks.md).
 
-The child is a fresh interpreter (``python -m docauth.pipeline.face_process``),
+The child is a fresh interpreter (``python -m docauth.pipeline.face_child``),
 not a fork (TensorFlow's threads do not survive one) and not a
 ``multiprocessing`` spawn (that re-imports the caller's main script, which
 breaks scripts without a ``__main__`` guard). It loads dlib once, serves one
@@ -86,7 +86,10 @@ def serve(parent_pid: int, requests=None, replies=None) -> None:
     requests = requests or sys.stdin.buffer
     threading.Thread(target=_exit_with_parent, args=(parent_pid,), daemon=True, name="docauth-face-watchdog").start()
     stage = FaceStage.load()
-    _send(replies, ("ready",))
+    try:
+        _send(replies, ("ready",))
+    except BrokenPipeError:  # the parent stopped us while dlib loaded (its own start failed): nothing to say
+        return
     while True:
         try:
             request = _receive(requests)
@@ -101,7 +104,10 @@ def serve(parent_pid: int, requests=None, replies=None) -> None:
                 reply = ("ok", stage.encode_enrolment(image))
         except DocauthError as exc:  # input errors cross back as data, with their code
             reply = ("error", type(exc).__name__, exc.code, exc.message, exc.details)
-        _send(replies, reply)
+        try:
+            _send(replies, reply)
+        except BrokenPipeError:  # the parent went away mid-call
+            return
 
 
 # -- the parent ---------------------------------------------------------------------------------
@@ -123,7 +129,7 @@ class _Child:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (source_root, env.get("PYTHONPATH", "")) if p)
         self.greeted = False
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "docauth.pipeline.face_process", str(os.getpid())],
+            [sys.executable, "-m", "docauth.pipeline.face_child", str(os.getpid())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True, env=env)
 
     def start(self) -> None:
@@ -223,7 +229,3 @@ class FaceProcessStage:
     def close(self) -> None:
         for child in self._children:
             child.stop()
-
-
-if __name__ == "__main__":
-    serve(int(sys.argv[1]))
