@@ -168,3 +168,22 @@ def test_full_tune_keeps_entries_of_models_it_did_not_measure(profile):
     assert merged["per_model"]["first"] == profile["per_model"]["first"]
     assert merged["choice"] == profile["choice"]
     assert tuning.merge_profile(dict(old, fingerprint="elsewhere"), profile) is profile
+
+
+def test_a_model_that_states_a_tight_tolerance_gets_no_engine_that_moves_its_probabilities_more():
+    # bf16 moved the MRZ line model's probabilities by 0.0265 on the tuning inputs with the same top answers;
+    # the reader trusts characters above a probability, so the model states 0.005 and bf16 is not chosen.
+    from docauth.runtime.model import load_metadata
+
+    assert tuning.model_tolerance(load_metadata("mrz_lines")) == 0.005
+    assert tuning.model_tolerance(load_metadata("text_recognizer")) == 0.005
+    assert tuning.model_tolerance({"input": {}}) == tuning.ACCURACY_ATOL
+    bf16 = {"spec": "openvino:precision=bf16", "batch": 1, "latency_ms_p50": 1.7, "latency_ms_p95": 2.0,
+            "throughput_img_s": 580.0, "max_abs_diff": 0.0265, "argmax_agreement": 1.0}
+    fp32 = {"spec": "openvino", "batch": 1, "latency_ms_p50": 2.2, "latency_ms_p95": 2.5,
+            "throughput_img_s": 450.0, "max_abs_diff": 1.8e-6, "argmax_agreement": 1.0}
+    assert tuning._pick([{**bf16, "atol": 0.005}, {**fp32, "atol": 0.005}], "realtime")[0]["spec"] == "openvino"
+    assert tuning._pick([bf16, fp32], "realtime")[0]["spec"] == "openvino:precision=bf16"  # default tolerance
+    rows = tuning._combined([{**bf16, "model": m, "mode": "realtime", "error": None, "atol": atol}
+                             for m, atol in (("a", 0.05), ("b", 0.005))], ["a", "b"], "realtime")
+    assert rows[0]["atol"] == 0.005  # models chosen together: the tightest tolerance holds

@@ -45,7 +45,9 @@ PROFILE_FILE = "runtime-profile.json"
 # (the same tolerance the parity tests state for bf16).
 ACCURACY_ATOL = 5e-2
 ACCURACY_MIN_AGREEMENT = 0.95
-PROFILE_VERSION = 1
+# 2: measurements carry each model's own tolerance (its metadata's ``tolerance``); profiles of version 1 chose
+# without it and are measured again.
+PROFILE_VERSION = 2
 DEFAULT_BATCH_SIZES = (4, 8, 16, 32)
 TUNING_INPUTS = 32
 # The start-up tune compares engines on a few inputs only: every input goes through every candidate once for
@@ -120,6 +122,7 @@ class Measurement:
     error: str | None = None
     max_abs_diff: float | None = None  # vs. an fp32 engine on the tuning inputs
     argmax_agreement: float | None = None
+    atol: float = ACCURACY_ATOL  # the largest max_abs_diff this model's answers bear (model_tolerance)
 
     def export(self) -> dict:
         return asdict(self)
@@ -143,6 +146,7 @@ def _combined(measurements: list[dict], models: list[str], mode: str) -> list[di
             "max_abs_diff": max((m.get("max_abs_diff") or 0.0) for m in by_model.values()),
             "argmax_agreement": min((m.get("argmax_agreement") if m.get("argmax_agreement") is not None else 1.0)
                                     for m in by_model.values()),
+            "atol": min(m.get("atol", ACCURACY_ATOL) for m in by_model.values()),
         })
     return rows
 
@@ -269,7 +273,7 @@ def tune(models: Iterable[str], *, models_dir=None, probe: HardwareProbe | None 
                                                 rounds=4 if budget_s is None else 2)
                     for (key, b), samples in times.items():
                         m = Measurement(name, key, mode, b, load_s=loaded[key][name][1], **summarize(samples, b),
-                                        **accuracy[key][name])
+                                        **accuracy[key][name], atol=model_tolerance(metas[name]))
                         measurements.append(m.export())
                         _report(progress, m)
             else:
@@ -297,7 +301,8 @@ def tune(models: Iterable[str], *, models_dir=None, probe: HardwareProbe | None 
                                     throughput_img_s=round(burst / float(np.median(samples)), 1),
                                     iterations=len(samples),
                                     max_abs_diff=max(a["max_abs_diff"] for a in accuracy[key].values()),
-                                    argmax_agreement=min(a["argmax_agreement"] for a in accuracy[key].values()))
+                                    argmax_agreement=min(a["argmax_agreement"] for a in accuracy[key].values()),
+                                    atol=min(model_tolerance(metas[n]) for n in models))
                     measurements.append(m.export())
                     _report(progress, m)
         finally:
@@ -350,7 +355,15 @@ def _accuracy(loaded: dict, models: list[str], inputs: dict) -> dict:
 
 def _accurate(row: dict) -> bool:
     diff, agree = row.get("max_abs_diff"), row.get("argmax_agreement")
-    return (diff is None or diff <= ACCURACY_ATOL) and (agree is None or agree >= ACCURACY_MIN_AGREEMENT)
+    atol = row.get("atol", ACCURACY_ATOL)
+    return (diff is None or diff <= atol) and (agree is None or agree >= ACCURACY_MIN_AGREEMENT)
+
+
+def model_tolerance(metadata: dict) -> float:
+    """The largest difference from fp32 a model's outputs may show: its metadata's ``tolerance.max_abs_diff``
+    where a reader compares its probabilities with thresholds (a shift of a few hundredths changes which
+    reads are trusted), else :data:`ACCURACY_ATOL`, which only asks for the same top answers."""
+    return float(metadata.get("tolerance", {}).get("max_abs_diff", ACCURACY_ATOL))
 
 
 def _report(progress, m: Measurement) -> None:

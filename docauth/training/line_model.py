@@ -16,8 +16,8 @@ import cv2
 import numpy as np
 
 from docauth.ocr.locate import warp
-from docauth.ocr.mrz.line_model import (CONTEXT_LAYER, FRAMES, LABELS, MODEL_NAME, MRZ_CONTEXT, build_model,
-                                  decode_line)
+from docauth.ocr.mrz.line_model import (CONTEXT_LAYER, FRAMES, LABELS, MODEL_NAME, MRZ_CONTEXT, TOLERANCE,
+                                  build_model, decode_line)
 from docauth.ocr.mrz.finder import LINE_H, LINE_W, FoundMRZ, cut_strip, find_mrz_levelled
 from docauth.ocr.reader import DOCUMENT_READ_SIDE
 from docauth.runtime.model import save_model_files
@@ -215,6 +215,7 @@ def write_model(model, out_dir: Path, *, training: dict, metrics: dict) -> dict:
         "output": {"frames": FRAMES, "classes": len(LABELS), "blank": 0,
                    "decoding": "CTC, docauth.ocr.mrz.line_model.decode_line"},
         "labels": LABELS,
+        "tolerance": TOLERANCE,
         "preprocessing": "grayscale strip along one MRZ line cut by docauth.ocr.mrz.finder.cut_strip: "
                          "ink=1, paper=0, float32 in [0, 1]",
         "training": training,

@@ -26,6 +26,13 @@ BLANK = "(blank)"
 LABELS = [BLANK, *MRZ_CHARS]  # CTC blank first: Keras' CTC loss reserves class 0 for it
 FRAMES = LINE_W // 4
 TOP_K = 3  # candidates kept per character: the correction rules weigh the recogniser's top three
+# The largest change in the line model's probabilities an engine may bring (the runtime's tuner reads it from
+# the metadata): the reader trusts an unchecked character above a set probability, so a shift of a few
+# hundredths (bf16 brings about 0.03) changes which zones are reported valid.
+TOLERANCE = {"max_abs_diff": 0.005,
+             "why": "the reader compares these probabilities with thresholds (an unchecked MRZ character is "
+                    "trusted, a printed value is sure, above a set probability); an engine that moves them by "
+                    "more than this changes which reads are trusted, whatever its top answers"}
 # Dilations of the recogniser's mixing layers along the line (build_model): with 4 and 8 each frame sees about
 # seven glyphs either side, a whole name word or date (v8, docs/training.md).
 MRZ_CONTEXT = (1, 2, 4, 8)
