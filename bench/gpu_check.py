@@ -3,8 +3,8 @@ and its speed, on the arrays the pipeline really feeds each model.
 
     python bench/gpu_check.py --inputs gpu_inputs.npz --out gpu_check.json
 
-``--inputs`` holds batches recorded during checks of generated and real documents (float16, one key per
-batch, ``<model>__<n>``). Each model is loaded twice through :func:`docauth.runtime.loading.load`, on
+``--inputs`` holds batches recorded during checks of generated and real documents by bench/gpu_inputs.py
+(float16, one key per batch, ``<model>__<n>``). Each model is loaded twice through :func:`docauth.runtime.loading.load`, on
 ``onnxruntime`` (CPU) and ``onnxruntime_cuda``; the script reports whether every node runs on CUDA (a session
 with CPU fallback disabled loads), the largest output difference and top-class agreement, latency at batch 1,
 images per second at the throughput batch (also with TF32 asked for), and the host-to-device / device-to-host copy times. Without a CUDA
