@@ -15,7 +15,6 @@ ways, judged against every real photo at the configured threshold.
 from __future__ import annotations
 
 import argparse
-import itertools
 import resource
 import sys
 import time
@@ -91,10 +90,8 @@ def captures(pipeline, faces, count: int) -> None:
 
 def pairs(pipeline, faces, seed: int = 20261122) -> None:
     from docauth.matching.face import encode_face, face_distance
-    from docauth.synth.capture import capture
-    from docauth.synth.documents import render_document
-    from docauth.training.face_threshold import (CAPTURE_STYLES, DOCUMENT_KINDS, bundled_photos, id_portrait,
-                                                 load_labelled_photos, rectify)
+    from docauth.training.face_threshold import (bundled_photos, captured_documents, id_portrait,
+                                                 load_labelled_photos)
 
     faces_dir = ROOT.parent / "shared" / "data" / "faces"
     photos = load_labelled_photos(faces_dir) + bundled_photos() if faces_dir.is_dir() else bundled_photos()
@@ -110,16 +107,8 @@ def pairs(pipeline, faces, seed: int = 20261122) -> None:
     for p_index, (person, name, image) in enumerate(photos):
         if name not in real:
             continue
-        portrait = id_portrait(image, real[name][1].box)
-        for k_index, (kind, style) in enumerate(itertools.product(DOCUMENT_KINDS, CAPTURE_STYLES)):
-            rng = np.random.default_rng([seed, p_index, k_index])
-            doc = render_document(kind, rng, portrait=portrait)
-            captured, corners = capture(doc.image, rng, style=style)
-            corners = np.asarray(corners, dtype=np.float64)
-            aspect = doc.image.shape[1] / doc.image.shape[0]
-            width = max(64, int(round(np.linalg.norm(corners[1] - corners[0])
-                                      + np.linalg.norm(corners[2] - corners[3])) / 2))
-            flat = rectify(captured, corners, (width, max(32, int(round(width / aspect)))))
+        for shot in captured_documents(id_portrait(image, real[name][1].box), seed, p_index):
+            doc, captured, flat = shot.document, shot.captured, shot.flat
             # The zone as the reader reports it: where it starts on the page, and its format.
             zone = (SimpleNamespace(zone_top=doc.mrz_box[1] / doc.image.shape[0], type=doc.mrz_type)
                     if doc.mrz_box else None)

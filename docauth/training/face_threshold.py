@@ -95,29 +95,43 @@ def rectify(image: np.ndarray, corners, size: tuple[int, int]) -> np.ndarray:
     return cv2.warpPerspective(image, cv2.getPerspectiveTransform(src, dst), (w, h), flags=cv2.INTER_LINEAR)
 
 
+@dataclass
+class CapturedDocument:
+    kind: str
+    style: str
+    document: object  # the synthetic document as rendered (its image, its zone's box and type)
+    captured: np.ndarray  # the photo or scan of it
+    flat: np.ndarray  # that capture rectified from its true corners
+    width: int  # the rectified document's width in pixels
+
+
+def captured_documents(portrait: np.ndarray, seed: int, p_index: int):
+    """Each document kind in each capture style carrying ``portrait``: rendered, captured, and rectified from
+    the capture's corners at the document's size in the capture (deterministic by seed and photo index)."""
+    from docauth.synth.capture import capture
+    from docauth.synth.documents import render_document
+
+    for k_index, (kind, style) in enumerate(itertools.product(DOCUMENT_KINDS, CAPTURE_STYLES)):
+        rng = np.random.default_rng([seed, p_index, k_index])
+        doc = render_document(kind, rng, portrait=portrait)
+        captured, corners = capture(doc.image, rng, style=style)
+        corners = np.asarray(corners, dtype=np.float64)
+        aspect = doc.image.shape[1] / doc.image.shape[0]
+        width = int(round(np.linalg.norm(corners[1] - corners[0]) + np.linalg.norm(corners[2] - corners[3])) / 2)
+        width = max(64, width)
+        flat = rectify(captured, corners, (width, max(32, int(round(width / aspect)))))
+        yield CapturedDocument(kind, style, doc, captured, flat, width)
+
+
 def document_samples(photos, encodings: dict[str, object], seed: int) -> tuple[list[FaceSample], list[dict]]:
     """Print each photo's portrait on synthetic documents, capture, rectify, find the face again."""
-    try:
-        from docauth.synth import capture, render_document
-    except ImportError:  # the package may not re-export them yet
-        from docauth.synth.capture import capture
-        from docauth.synth.documents import render_document
-
     samples, failures = [], []
     for p_index, (person, name, image) in enumerate(photos):
         face = encodings.get(name)
         if face is None:
             continue
-        portrait = id_portrait(image, face.box)
-        for k_index, (kind, style) in enumerate(itertools.product(DOCUMENT_KINDS, CAPTURE_STYLES)):
-            rng = np.random.default_rng([seed, p_index, k_index])
-            doc = render_document(kind, rng, portrait=portrait)
-            captured, corners = capture(doc.image, rng, style=style)
-            corners = np.asarray(corners, dtype=np.float64)
-            aspect = doc.image.shape[1] / doc.image.shape[0]
-            width = int(round(np.linalg.norm(corners[1] - corners[0]) + np.linalg.norm(corners[2] - corners[3])) / 2)
-            width = max(64, width)
-            flat = rectify(captured, corners, (width, max(32, int(round(width / aspect)))))
+        for shot in captured_documents(id_portrait(image, face.box), seed, p_index):
+            kind, style, flat, width = shot.kind, shot.style, shot.flat, shot.width
             outcome = encode_face(flat, allow_multiple=True)
             tag = f"{name}|{kind}|{style}"
             if outcome.face is None:
