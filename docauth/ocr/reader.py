@@ -32,7 +32,8 @@ from docauth.ocr.printed.assign import surely_differs
 from docauth.ocr.printed.compare import compare_field, printed_name_words, printed_number_texts
 from docauth.ocr.printed.detection import DETECTOR_MODEL, TextDetector
 from docauth.ocr.tesseract import tesseract_engine
-from docauth.ocr.zone_geometry import BOOKLET_TYPES, checked_against_zone, data_page, zone_agreement, zone_top
+from docauth.ocr.zone_geometry import (BOOKLET_TYPES, at_bottom_edge, checked_against_zone, data_page, zone_agreement,
+                                       zone_top)
 from docauth.runtime import load_model
 from docauth.runtime.model import model_paths
 
@@ -206,6 +207,8 @@ class DocumentReader:
             mrz = credible(better_in_black_ink(mrz, self.mrz_reader.read_in_black_ink(image)))
             timings["mrz_black_ink_ms"] = (time.perf_counter() - t_ink) * 1000
             t += timings["mrz_black_ink_ms"] / 1000
+        if mrz is not None and not mrz.result.valid and located.found and not at_bottom_edge(mrz, located.corners):
+            mrz = None  # not where a zone is printed: other text, which must neither turn the page nor hide its print
         if mrz is not None and located.found and mrz.result.type in BOOKLET_TYPES:
             located.corners = data_page(located.corners, mrz)
         if mrz is not None and mrz.result.valid:

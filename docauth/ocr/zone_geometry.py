@@ -55,6 +55,23 @@ def data_page(corners: np.ndarray, read: MRZRead) -> np.ndarray:
     return page_with_zone(corners, read.found.centre_in_input(), block[1] - block[0], TD3_ASPECT)
 
 
+# ICAO 9303 prints the zone along the document's bottom edge (its last line within about a tenth of the
+# height of it on every format): a block that ends higher up, in its own reading direction, is other print
+# taken for a zone (microprint round a portrait, a block of a card front's fields).
+ZONE_BOTTOM_EDGE = 0.75
+
+
+def at_bottom_edge(read: MRZRead, corners: np.ndarray) -> bool:
+    """Does the zone reach the lower quarter of the document whose outline (image order) is ``corners``,
+    seen the way the zone reads?"""
+    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    to_unit = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), unit)
+    pts = cv2.perspectiveTransform(read.found.corners_in_input().astype(np.float32)[None], to_unit)[0]
+    for _ in range((read.rotation // 90) % 4):  # each clockwise quarter-turn: (x, y) -> (1 - y, x)
+        pts = np.stack([1.0 - pts[:, 1], pts[:, 0]], 1)
+    return float(pts[:, 1].max()) >= ZONE_BOTTOM_EDGE
+
+
 def zone_top(read: MRZRead, homography: np.ndarray, rect_shape, rotation: int) -> float | None:
     """Fraction of the upright rectified document above the MRZ block."""
     pts = cv2.perspectiveTransform(read.found.corners_in_input()[None], homography)[0]

@@ -140,7 +140,8 @@ class CapturingReader:
 def undeserved(case: Case, codes: list[str], today: dt.date) -> list[str]:
     """The reasons the check raised that this genuine document does not deserve."""
     out = [c for c in codes if c in ALWAYS_UNDESERVED]
-    if "mrz_invalid" in codes and case.mrz_valid:
+    # A zone that passes its checks, or no zone at all on this side (other print taken for one), is not invalid.
+    if "mrz_invalid" in codes and (case.mrz_valid or not case.mrz):
         out.append("mrz_invalid")
     if "mrz_not_found" in codes and case.mrz:
         out.append("mrz_not_found")

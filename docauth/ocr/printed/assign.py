@@ -26,6 +26,9 @@ FIELDS = ("surname", "given_names", "date_of_birth", "document_number", "expiry_
 DATE_KINDS = {"date_of_birth": "birth", "expiry_date": "expiry"}
 SURE_CAPTION = 90.0  # caption keyword score (rapidfuzz) at which its field is taken as read
 SURE_VALUE = 0.85  # mean glyph probability at which a value is taken as read
+# Cards with a chip print a six-digit card access number (CAN, ICAO 9303 part 11) near the document number, under
+# or beside its caption: a number of that shape may be either, so it is never sure enough to accuse the document.
+CARD_ACCESS_NUMBER = re.compile(r"\d{6}")
 # A printed value accuses the document (differs from the MRZ) only where each differing glyph was read at
 # least this surely: a one-letter slip of the recogniser (P read R at 0.8) is no evidence.
 SURE_GLYPH = 0.95
@@ -196,7 +199,7 @@ def _value_for(caption: PrintedLine, lines: list[PrintedLine], used: set[int], n
     if caption.label.value_text:  # printed on the caption's own line
         value = parse_value(name, caption.label.value_text, today)
         if value is not None:
-            sure = sure_caption and caption.confidence >= SURE_VALUE
+            sure = sure_caption and caption.confidence >= SURE_VALUE and not _may_be_access_number(name, value)
             return (FieldRead(value, caption.label.value_text, caption.confidence, "label", sure, caption.box,
                               _glyphs(caption)), None)
     options = []
@@ -210,9 +213,18 @@ def _value_for(caption: PrintedLine, lines: list[PrintedLine], used: set[int], n
         value = parse_value(name, lines[i].text, today)
         if value is not None:
             line = lines[i]
-            sure = sure_caption and line.confidence >= SURE_VALUE
+            sure = sure_caption and line.confidence >= SURE_VALUE and not _may_be_access_number(name, value)
             return FieldRead(value, line.text, line.confidence, "label", sure, line.box, _glyphs(line)), i
     return None
+
+
+def _may_be_access_number(name: str, value: str) -> bool:
+    """Could this number be the card's access number rather than its document number?
+
+    >>> _may_be_access_number("document_number", "384213"), _may_be_access_number("document_number", "X4RTBPFW4")
+    (True, False)
+    """
+    return name == "document_number" and CARD_ACCESS_NUMBER.fullmatch(value) is not None
 
 
 def assign_dates_by_order(lines: list[PrintedLine], fields: dict[str, FieldRead], today: date | None = None) -> None:
