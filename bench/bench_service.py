@@ -1,13 +1,18 @@
 """Service throughput: checks/s at concurrency 1, 4 and 16, realtime vs throughput mode (loopback only).
 
-    nice -n 10 .venv/bin/python bench/bench_service.py [--requests 32] [--no-write]
+    nice -n 10 .venv/bin/python bench/bench_service.py [--requests 32] [--rounds 2] [--root ../main] [--no-write]
 
 For each mode it starts the real ``docauth serve`` (gunicorn, default workers
-for the mode, temporary data dir, shipped models), enrols the test person,
-sends a fixed number of full checks (phone-style card photos of that person,
-generated once) at each concurrency, and stops the server. Every loop is
-bounded in count and time. Results go to the "Service" section of
-docs/benchmarks.md between the ``service`` markers.
+for the mode, shipped models; one temporary data dir for the run, so the
+runtime profile tuned at the first start serves every later one), enrols the
+test person, sends a fixed number of full checks (phone-style card photos of
+that person, generated once) at each concurrency, and stops the server. The
+modes alternate ``--rounds`` times (the host is shared: a ratio within one run
+is the number to trust); ``--root`` adds the same modes served from another
+checkout (e.g. main before a change). Besides checks/s it records the CPU
+seconds the server's processes (workers, face children) spent per check.
+Every loop is bounded in count and time. Results go to the "Service" section
+of docs/benchmarks.md between the ``service`` markers.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+import numpy as np  # noqa: E402
 import requests  # noqa: E402
 from doc_section import write_section  # noqa: E402  (bench/: this script's folder)
 
@@ -59,25 +65,27 @@ def card_photos(count: int, seed0: int = 500) -> list[bytes]:
 class Server:
     """``docauth serve``/``kiosk`` in a subprocess with its own data dir; stops itself on exit."""
 
-    def __init__(self, args: list[str], data_dir: Path, env_extra: dict | None = None):
+    def __init__(self, args: list[str], data_dir: Path, env_extra: dict | None = None, root: Path = ROOT,
+                 log_name: str = "server.log"):
         from pipeline_support import free_port
 
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = dict(os.environ, DOCAUTH_DATA_DIR=str(data_dir), OMP_THREAD_LIMIT="1",
-                        TF_CPP_MIN_LOG_LEVEL="2", DOCAUTH_RATE_LIMIT_PER_MINUTE="0", **(env_extra or {}))
+                        TF_CPP_MIN_LOG_LEVEL="2", DOCAUTH_RATE_LIMIT_PER_MINUTE="0", PYTHONPATH=str(root),
+                        **(env_extra or {}))
         key = subprocess.run([str(DOCAUTH), "keys", "create", "--name", "bench"], env=self.env,
                              capture_output=True, text=True, check=True)
         self.key = key.stdout.strip().splitlines()[-1]
         self.headers = {"Authorization": "Bearer " + self.key}
-        self.log_path = data_dir / "server.log"
+        self.log_path = data_dir / log_name
         self.log = open(self.log_path, "w")
         self.started = time.monotonic()
         self.proc = subprocess.Popen([str(DOCAUTH), *args, "--port", str(self.port)], env=self.env,
                                      stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         self.time_to_ready = None
 
-    def wait_ready(self, timeout: float = 300) -> float:
+    def wait_ready(self, timeout: float = 900) -> float:
         while time.monotonic() - self.started < timeout:
             if self.proc.poll() is not None:
                 raise RuntimeError("server exited:\n" + self.log_path.read_text()[-3000:])
@@ -121,6 +129,20 @@ class Server:
         master = psutil.Process(self.proc.pid)
         return sum(p.memory_info().rss for p in [master, *master.children(recursive=True)]) / 2**20
 
+    def cpu_s(self) -> float:
+        """CPU seconds (user + system) the server's processes have spent so far: master, workers, face children."""
+        import psutil
+
+        master = psutil.Process(self.proc.pid)
+        total = 0.0
+        for p in [master, *master.children(recursive=True)]:
+            try:
+                t = p.cpu_times()
+            except psutil.NoSuchProcess:
+                continue
+            total += t.user + t.system
+        return total
+
     def stop(self) -> None:
         try:
             os.killpg(self.proc.pid, signal.SIGTERM)
@@ -132,10 +154,12 @@ class Server:
 
 def run_load(server: Server, images: list[bytes], person_id: int, concurrency: int, n_requests: int) -> dict:
     jobs = [images[i % len(images)] for i in range(n_requests)]
+    cpu0, load0 = server.cpu_s(), os.getloadavg()[0]
     t0 = time.perf_counter()
     with ThreadPoolExecutor(concurrency) as pool:
         results = list(pool.map(lambda img: server.check(img, person_id), jobs))
     wall = time.perf_counter() - t0
+    cpu = server.cpu_s() - cpu0
     latencies = [r[0] * 1000 for r in results if "decision" in r[1]]
     errors = sum(1 for r in results if "decision" not in r[1])
     decisions = {}
@@ -144,7 +168,9 @@ def run_load(server: Server, images: list[bytes], person_id: int, concurrency: i
             decisions[body["decision"]] = decisions.get(body["decision"], 0) + 1
     return {"concurrency": concurrency, "requests": n_requests, "errors": errors, "wall_s": wall,
             "checks_per_s": len(latencies) / wall, "p50": percentile(latencies, 50),
-            "p95": percentile(latencies, 95), "decisions": decisions}
+            "p95": percentile(latencies, 95), "decisions": decisions,
+            "cpu_ms_per_check": cpu * 1000 / max(1, len(latencies)), "cores_busy": cpu / wall,
+            "load": (load0 + os.getloadavg()[0]) / 2}
 
 
 def machine() -> str:
@@ -152,59 +178,106 @@ def machine() -> str:
             f"Python {platform.python_version()}")
 
 
+def variant_env(entry: str) -> tuple[str, dict]:
+    """``throughput+DOCAUTH_RUNNING_CHECKS=1`` -> ("throughput", {"DOCAUTH_RUNNING_CHECKS": "1"})."""
+    mode, *pairs = entry.split("+")
+    return mode, dict(pair.split("=", 1) for pair in pairs)
+
+
+def serve_and_load(label: str, root: Path, data_dir: Path, images, concurrency: list[int], n_requests: int,
+                   index: int, enrolled: dict) -> list[dict]:
+    mode, env = variant_env(label.split("@")[0])
+    server = Server(["serve", "--mode", mode], data_dir, env_extra=env, root=root, log_name=f"server-{index}.log")
+    rows = []
+    try:
+        server.wait_ready()
+        workers = server.log_path.read_text().count("Booting worker")
+        server.wait_all_workers_ready(workers)
+        if "id" not in enrolled:  # once per data dir: enrolled again, the person would be their own duplicate
+            enrolled["id"] = server.enrol()
+        pid = enrolled["id"]
+        for img in images[:2 * workers]:
+            server.check(img, pid)  # each worker warm on real input
+        for c in concurrency:
+            row = run_load(server, images, pid, c, n_requests)
+            row.update(label=label, workers=workers, time_to_ready=server.time_to_ready)
+            rows.append(row)
+            print(f"{label:24s} c={c:<3d} {row['checks_per_s']:.2f} checks/s p50 {row['p50']:.0f} ms "
+                  f"p95 {row['p95']:.0f} ms cpu {row['cpu_ms_per_check']:.0f} ms/check "
+                  f"({row['cores_busy']:.2f} cores) load {row['load']:.1f} errors {row['errors']} "
+                  f"{row['decisions']}", flush=True)
+    finally:
+        server.stop()
+    return rows
+
+
+def pooled(rows: list[dict]) -> dict:
+    checks = sum(r["requests"] - r["errors"] for r in rows)
+    wall = sum(r["wall_s"] for r in rows)
+    return {"checks_per_s": checks / wall, "p50": float(np.median([r["p50"] for r in rows])),
+            "p95": float(np.median([r["p95"] for r in rows])),
+            "cpu": sum(r["cpu_ms_per_check"] * (r["requests"] - r["errors"]) for r in rows) / max(1, checks)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=32, help="checks per concurrency level")
     ap.add_argument("--images", type=int, default=8)
     ap.add_argument("--concurrency", default="1,4,16")
-    ap.add_argument("--modes", default="realtime,throughput")
+    ap.add_argument("--modes", default="realtime,throughput",
+                    help="served in this order each round; MODE+DOCAUTH_X=V sets a variable for that server")
+    ap.add_argument("--rounds", type=int, default=2, help="times the modes alternate")
+    ap.add_argument("--root", type=Path, default=None, help="also serve modes from this checkout")
+    ap.add_argument("--root-modes", default=None, help="the modes served from --root (default: --modes)")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args()
     import tempfile
 
     images = card_photos(args.images)
-    rows = []
-    for mode in args.modes.split(","):
-        with tempfile.TemporaryDirectory(prefix=f"bench-{mode}-") as tmp:
-            server = Server(["serve", "--mode", mode], Path(tmp))
-            try:
-                server.wait_ready()
-                workers = 1 if mode == "throughput" else min(os.cpu_count() or 1, 4)
-                server.wait_all_workers_ready(workers)
-                pid = server.enrol()
-                for img in images[:2]:
-                    server.check(img, pid)  # each worker warm on real input
-                for c in (int(x) for x in args.concurrency.split(",")):
-                    row = run_load(server, images, pid, c, args.requests)
-                    row.update(mode=mode, workers=workers, time_to_ready=server.time_to_ready)
-                    rows.append(row)
-                    print(f"{mode:10s} c={c:<3d} {row['checks_per_s']:.2f} checks/s p50 {row['p50']:.0f} ms "
-                          f"p95 {row['p95']:.0f} ms errors {row['errors']} {row['decisions']}", flush=True)
-            finally:
-                server.stop()
-    by = {(r["mode"], r["concurrency"]): r for r in rows}
+    concurrency = [int(x) for x in args.concurrency.split(",")]
+    labels = [(m, ROOT) for m in args.modes.split(",")]
+    if args.root is not None:
+        labels += [(f"{m}@{args.root.resolve().name}", args.root.resolve())
+                   for m in (args.root_modes or args.modes).split(",")]
+    rows, enrolled = [], {}
+    with tempfile.TemporaryDirectory(prefix="bench-service-") as tmp:
+        index = 0
+        for _ in range(args.rounds):
+            for label, root in labels:
+                rows += serve_and_load(label, root, Path(tmp), images, concurrency, args.requests, index, enrolled)
+                index += 1
+    order = [label for label, _ in labels]
+    first = order[0]
     lines = [
         "## Service: throughput by mode (`bench/bench_service.py`)",
         "",
         f"Full checks of the enrolled person ({args.requests} per concurrency level, {args.images} phone photos) "
-        "against `docauth serve` (gunicorn, loopback, SQLite) in each mode.",
+        f"against `docauth serve` (gunicorn, loopback, SQLite), the modes alternating {args.rounds} times in one "
+        "run. CPU: seconds the server's processes spent per check. Ratio: checks/s against "
+        f"{first}, the median over the rounds.",
         "",
+        "| concurrency | " + " | ".join(f"{m} checks/s | p50 / p95 ms | CPU ms/check" for m in order)
+        + "".join(f" | {m} / {first}" for m in order[1:]) + " |",
+        "|---:|" + "---:|---:|---:|" * len(order) + "---:|" * (len(order) - 1),
     ]
-    modes = args.modes.split(",")
-    lines += ["| concurrency | " + " | ".join(f"{m} checks/s | {m} p50 / p95 ms" for m in modes) + " |",
-              "|---:|" + "---:|---:|" * len(modes)]
-    for c in (int(x) for x in args.concurrency.split(",")):
-        cells = [f"{by[m, c]['checks_per_s']:.2f} | {by[m, c]['p50']:.0f} / {by[m, c]['p95']:.0f}"
-                 if (m, c) in by else "- | -" for m in modes]
-        lines.append(f"| {c} | " + " | ".join(cells) + " |")
-    lines += ["", f"Errors: {sum(r['errors'] for r in rows)}. Measured {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC on {machine()}; workers x threads: "
-              + ", ".join(sorted({f"{r['mode']} {r['workers']} x {32 if r['mode'] == 'throughput' else 2}"
-                                  for r in rows})) + "."]
+    for c in concurrency:
+        cells, ratios = [], []
+        for m in order:
+            mine = [r for r in rows if r["label"] == m and r["concurrency"] == c]
+            p = pooled(mine)
+            cells.append(f"{p['checks_per_s']:.2f} | {p['p50']:.0f} / {p['p95']:.0f} | {p['cpu']:.0f}")
+            if m != first:
+                base = [r for r in rows if r["label"] == first and r["concurrency"] == c]
+                ratios.append(f"{np.median([a['checks_per_s'] / b['checks_per_s'] for a, b in zip(mine, base)]):.2f}x")
+        lines.append(f"| {c} | " + " | ".join(cells + ratios) + " |")
+    layout = ", ".join(f"{m} {next(r['workers'] for r in rows if r['label'] == m)} workers" for m in order)
+    loads = [r["load"] for r in rows]
+    lines += ["", f"Errors: {sum(r['errors'] for r in rows)}. Measured {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} "
+              f"UTC on {machine()}, load average {min(loads):.1f} to {max(loads):.1f} (a shared host); {layout}."]
     markdown = "\n".join(lines)
     print(markdown)
     if not args.no_write:
         write_section(markdown, BEGIN, END)
-
 
 if __name__ == "__main__":
     main()

@@ -86,7 +86,8 @@ class Settings:
     store_uploads: Keep each uploaded image under ``data_dir/uploads`` (off: images are never stored).
     check_retention_days: Days a check's result (no images) stays readable at ``GET /v1/checks/{id}``; 0: not kept.
     face_process: Realtime mode: run the face stage in a child process beside OCR (~150 MB per worker).
-    max_inflight_checks: Checks one worker runs at once; beyond, requests get 503 with Retry-After.
+    max_inflight_checks: Checks one worker admits at once; beyond, requests get 503 with Retry-After.
+    running_checks: Throughput mode: checks a worker runs at once; the other admitted checks wait their turn.
     log_level: Logging level (``DEBUG``, ``INFO``, ``WARNING``, ``ERROR``).
     """
 
@@ -137,6 +138,9 @@ class Settings:
     # by side (dlib's encoder holds the GIL); one child per worker, ~150 MB
     face_process: bool = True
     max_inflight_checks: int = 32  # per worker; beyond it requests get 503 + Retry-After
+    # throughput mode: a worker's models have one core, so its checks take turns on it (the rest wait, bounded
+    # by max_inflight_checks) instead of all contending for its interpreter lock at once
+    running_checks: int = 2
     log_level: str = "INFO"
 
     @property

@@ -88,7 +88,8 @@ def _base_env() -> dict:
 class DocauthServer:
     """``docauth serve`` as an operator runs it, on 127.0.0.1:<free port>."""
 
-    def __init__(self, *, workers: int = 1, threads: int = 4, mode: str = "realtime", env: dict | None = None,
+    def __init__(self, *, workers: int | None = 1, threads: int | None = 4, mode: str = "realtime",
+                 env: dict | None = None,
                  models_dir: Path | None = None, data_dir: Path | None = None, ready_timeout: float = 180.0,
                  wait_ready: bool = True):
         self.workers = workers
@@ -150,7 +151,8 @@ class DocauthServer:
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
             [*DOCAUTH_CMD, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--mode", self.mode,
-             "--workers", str(self.workers), "--threads", str(self.threads)],
+             *(["--workers", str(self.workers)] if self.workers else []),
+             *(["--threads", str(self.threads)] if self.threads else [])],
             env=self.env, stdout=self._log, stderr=subprocess.STDOUT, cwd=self.tmp_dir, start_new_session=True)
         if self.wait_ready:
             self.wait_until_ready()
@@ -176,8 +178,10 @@ class DocauthServer:
                            f"{self.log_text()[-3000:]}")
 
     def _all_workers_ready(self) -> bool:
-        # With several workers /readyz lands on one of them; each logs "ready:" once warmed.
-        return self.log_text().count("ready: pipeline loaded") >= self.workers
+        # With several workers /readyz lands on one of them; each logs "ready:" once warmed. Without --workers
+        # the mode's default started as many as gunicorn booted.
+        log = self.log_text()
+        return log.count("ready: pipeline loaded") >= (self.workers or log.count("Booting worker"))
 
     def stop(self) -> None:
         self.http.close()  # idle keep-alive connections would hold a graceful shutdown up

@@ -64,6 +64,27 @@ def test_multi_row_requests_are_kept_together_and_split_back():
     assert fn.sizes[:3] == [4, 3, 7]
 
 
+def test_samples_of_other_shapes_are_never_stacked_together():
+    # A model with dynamic sides (the text detector takes the page's shape): callers' inputs of different
+    # shapes each reach the model in a batch of their own shape, instead of failing everyone's batch.
+    shapes: list[tuple] = []
+
+    def fn(batch):
+        shapes.append(batch.shape)
+        return batch.reshape(len(batch), -1).sum(axis=1, keepdims=True)
+
+    batcher = MicroBatcher(fn, BatchingConfig(max_batch_size=8, max_queue_delay_ms=50))
+    try:
+        sizes = [(4, 6), (4, 6), (8, 2), (4, 6), (8, 2)]
+        futures = [batcher.submit(np.ones((1, *hw), np.float32)) for hw in sizes]
+        outs = [f.result(5) for f in futures]
+    finally:
+        batcher.close()
+    assert [float(o[0, 0]) for o in outs] == [24.0, 24.0, 16.0, 24.0, 16.0]
+    assert all(len({s[1:]}) == 1 for s in shapes) and sum(s[0] for s in shapes) == 5
+    assert shapes[0] == (2, 4, 6)  # the first shape's callers up to the first other shape
+
+
 def test_full_queue_raises_overloaded_at_once():
     release = threading.Event()
 

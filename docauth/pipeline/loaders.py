@@ -17,7 +17,10 @@ def load_classifier(settings: Settings) -> DocumentClassifier:
 
 
 def load_reader(settings: Settings) -> DocumentReader:
-    return DocumentReader.load(models_dir=settings.models_dir, backend=settings.backend, mode=settings.mode,
+    # The reader's models run unbatched in every mode: the text detector's and recogniser's inputs take the
+    # page's and the line's shapes, which differ between callers, and on one thread a batch of k of them or of
+    # the MRZ line model's strips costs as much as k single calls or more (docs/benchmarks.md, service section).
+    return DocumentReader.load(models_dir=settings.models_dir, backend=settings.backend, mode="realtime",
                                tesseract=settings.tesseract)
 
 

@@ -1,8 +1,9 @@
 """Dynamic micro-batching in front of a model, as Triton / pytriton do it.
 
 Callers submit single images (or small batches); one worker thread gathers
-requests until ``max_batch_size`` rows are waiting or the oldest has waited
-``max_queue_delay_ms``, runs one batched call, and hands each caller its rows.
+requests of one sample shape until ``max_batch_size`` rows are waiting or the
+oldest has waited ``max_queue_delay_ms``, runs one batched call, and hands each
+caller its rows.
 
     @batched(BatchingConfig(max_batch_size=16, max_queue_delay_ms=5))
     def infer(batch):               # (N, H, W, C) -> (N, K)
@@ -168,8 +169,10 @@ class MicroBatcher:
                 if request is _STOP:
                     stopping = True  # run what we have, then stop (queue was drained up to here)
                     break
-                if rows + len(request.rows) > limit:
-                    self._carry = request  # next batch starts with it
+                if rows + len(request.rows) > limit or request.rows.shape[1:] != first.rows.shape[1:]:
+                    # Next batch starts with it: full, or a sample of another shape (a model with dynamic
+                    # sides), which cannot be stacked with these.
+                    self._carry = request
                     break
                 batch.append(request)
                 rows += len(request.rows)

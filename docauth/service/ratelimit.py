@@ -48,17 +48,47 @@ class RateLimiter:
 
 
 class ConcurrencyGate:
-    """At most ``limit`` model-bound requests in a worker; the next one gets 503 + Retry-After at once."""
+    """At most ``limit`` model-bound requests in a worker; the next one gets 503 + Retry-After at once.
 
-    def __init__(self, limit: int):
+    With ``running`` set (throughput mode), only that many of the admitted requests run at once and the others
+    wait their turn: the bounded queue of a worker whose models use one core. Requests running side by
+    side in one process share its interpreter lock and its core, so more of them only adds switching; a request
+    that waits longer than ``max_wait_s`` for its turn gets the same 503.
+    """
+
+    def __init__(self, limit: int, running: int | None = None, max_wait_s: float = 60.0):
         self._sem = threading.BoundedSemaphore(max(1, limit))
         self.limit = limit
+        self.running = None if running is None else max(1, min(running, limit))
+        self._turns = None if self.running is None else threading.BoundedSemaphore(self.running)
+        self.max_wait_s = max_wait_s
+        self._waiting = 0
+        self._count_lock = threading.Lock()
+
+    @property
+    def waiting(self) -> int:
+        """Admitted requests waiting for their turn (0 without ``running``)."""
+        return self._waiting
 
     def __enter__(self):
         if not self._sem.acquire(blocking=False):
             raise Overloaded("the service is at capacity; retry shortly", retry_after=1.0)
+        if self._turns is not None and not self._turns.acquire(blocking=False):
+            with self._count_lock:
+                self._waiting += 1
+            try:
+                turn = self._turns.acquire(timeout=self.max_wait_s)
+            finally:
+                with self._count_lock:
+                    self._waiting -= 1
+            if not turn:
+                self._sem.release()
+                raise Overloaded(f"the service is at capacity (waited {self.max_wait_s:.0f} s); retry shortly",
+                                 retry_after=1.0)
         return self
 
     def __exit__(self, *exc):
+        if self._turns is not None:
+            self._turns.release()
         self._sem.release()
         return False

@@ -9,8 +9,13 @@ Worker layout by mode (2-core machine defaults; ``--workers`` overrides):
 
 * ``realtime``: one process per core, 2 threads each (one check at a time per
   process at the lowest latency, the second thread keeps /healthz answering).
-* ``throughput``: one process with many threads; their classifier calls meet in
-  the runtime's micro-batcher and run as one batch.
+* ``throughput``: one process per physical core (the probe's count), each
+  process's models on one thread (``DOCAUTH_PROCESS_THREADS``), so the
+  processes never contend for a core. A worker admits up to
+  ``max_inflight_checks`` checks (503 beyond) and runs ``running_checks`` of
+  them at once; their classifier calls meet in the micro-batcher. Processes,
+  not threads, carry the load: a check is mostly Python, OpenCV, Tesseract
+  and dlib, and threads of one process share its interpreter lock.
 """
 
 from __future__ import annotations
@@ -27,16 +32,32 @@ from docauth.config import Settings
 from docauth.ocr.mrz.line_model import MODEL_NAME as LINE_MODEL
 from docauth.runtime.model import verify_model_files
 from docauth.runtime.ort_env import TELEMETRY_ENV
+from docauth.runtime.probe import cpu_facts
+from docauth.runtime.threading import PROCESS_THREADS_ENV
 from docauth.service import gunicorn_conf
 from docauth.store import Store
 
 
 def default_workers(mode: str) -> int:
-    return 1 if mode == "throughput" else max(1, min(os.cpu_count() or 1, 4))
+    if mode == "throughput":
+        cores, _ = cpu_facts()
+        return max(1, min(cores, 16))
+    return max(1, min(os.cpu_count() or 1, 4))
 
 
 def default_threads(settings: Settings) -> int:
-    return max(16, 2 * settings.max_batch_size) if settings.mode == "throughput" else 2
+    # Throughput: a thread for every check a worker admits (most of them wait their turn at the gate), one more
+    # so /healthz and /metrics answer while all are taken.
+    return settings.max_inflight_checks + 1 if settings.mode == "throughput" else 2
+
+
+def share_cores(settings: Settings, workers: int, environ=None) -> None:
+    """Throughput mode: each worker's share of the physical cores, put in the environment the workers inherit
+    (their models' thread pools are sized to it); an operator's own setting is kept."""
+    environ = os.environ if environ is None else environ
+    if settings.mode == "throughput" and not environ.get(PROCESS_THREADS_ENV, "").strip():
+        cores, _ = cpu_facts()
+        environ[PROCESS_THREADS_ENV] = str(max(1, cores // max(1, workers)))
 
 
 def gunicorn_options(settings: Settings, *, host: str, port: int, workers: int, threads: int,
@@ -105,6 +126,7 @@ def prepare(settings: Settings, workers: int) -> None:
     os.environ.setdefault("DOCAUTH_SERVE_STARTED", str(time.time()))
 
     os.environ.setdefault(TELEMETRY_ENV, "1")  # inherited by every worker, whatever imports onnxruntime first
+    share_cores(settings, workers)
     if workers > 1 and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         metrics_dir = Path(settings.data_dir) / "run" / f"metrics-{os.getpid()}"
         shutil.rmtree(metrics_dir, ignore_errors=True)

@@ -33,7 +33,8 @@ class ServiceState:
         self._store_lock = threading.Lock()
         self.metrics = Metrics()
         self.rate_limiter = RateLimiter(settings.rate_limit_per_minute)
-        self.gate = ConcurrencyGate(settings.max_inflight_checks)
+        running = settings.running_checks if settings.mode == "throughput" else None
+        self.gate = ConcurrencyGate(settings.max_inflight_checks, running=running)
         self._pipeline = pipeline
         self._pipeline_factory = pipeline_factory
         self.ready = threading.Event()
