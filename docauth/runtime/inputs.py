@@ -6,14 +6,19 @@ none of them may depend on a stage's preprocessing (the runtime layer knows no s
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
+GLYPHS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<"
 
-def sample_inputs(shape: tuple[int, int, int], count: int, seed: int = 0) -> np.ndarray:
-    """Image-like float32 inputs in 0..255: smooth gradients plus noise and blocks.
+
+def sample_inputs(shape: tuple[int, int, int], count: int, seed: int = 0, text_lines: int = 0) -> np.ndarray:
+    """Image-like float32 inputs in 0..255: smooth gradients plus noise and blocks, and ``text_lines`` lines
+    of dark glyphs (random letters and digits, each line its own size).
 
     Pure uniform noise makes every class score alike; structured inputs give
-    the spread of probabilities real images give, so argmax checks mean something.
+    the spread of probabilities real images give, so argmax checks mean something;
+    glyphs give a text model something to find.
     """
     rng = np.random.default_rng(seed)
     h, w, c = shape
@@ -26,6 +31,16 @@ def sample_inputs(shape: tuple[int, int, int], count: int, seed: int = 0) -> np.
             base[..., ch] = 127 + 100 * np.sin(a * xx / 7 + b * yy / 5 + p * 6)
         y0, x0 = rng.integers(0, h // 2), rng.integers(0, w // 2)
         base[y0:y0 + h // 3, x0:x0 + w // 3] = rng.uniform(0, 255, c)
+        if text_lines:
+            ink = np.zeros((h, w), np.uint8)  # OpenCV draws text on 8-bit images only
+            for line in range(text_lines):
+                size = float(rng.uniform(0.3, 1.0)) * min(h / 40, w / 200, 2.0) + 0.2
+                text = "".join(rng.choice(list(GLYPHS), int(rng.integers(4, 24))))
+                origin = (int(rng.integers(0, max(w // 3, 1))), int((line + 0.7) * h / text_lines))
+                cv2.putText(ink, text, origin, cv2.FONT_HERSHEY_SIMPLEX, size, 255, max(1, int(round(size * 2))),
+                            cv2.LINE_AA)
+            alpha = ink[..., None].astype(np.float32) / 255
+            base = base * (1 - alpha) + alpha * np.float32(rng.uniform(0, 60))
         base += rng.normal(0, 12, base.shape)
         out[i] = np.clip(base, 0, 255)
     return out

@@ -64,8 +64,9 @@ def bench_inputs(metadata: dict, count: int, seed: int = 11) -> tuple[np.ndarray
 
 
 # --- FLOPs and peak -------------------------------------------------------------------------------
-def onnx_flops(path: Path) -> int | None:
-    """Multiply-adds x 2 of Conv / MatMul / Gemm at batch 1, from the ONNX graph with inferred shapes."""
+def onnx_flops(path: Path, input_shape: tuple[int, ...] | None = None) -> int | None:
+    """Multiply-adds x 2 of Conv / MatMul / Gemm at batch 1, from the ONNX graph with inferred shapes.
+    ``input_shape`` (batch included) fixes the input's sides where the graph leaves them open."""
     try:
         import onnx  # deferred on purpose: only the ONNX tooling needs it
         from onnx import numpy_helper, shape_inference
@@ -74,6 +75,10 @@ def onnx_flops(path: Path) -> int | None:
     model = onnx.load(str(path))
     graph_input = model.graph.input[0]
     dims = graph_input.type.tensor_type.shape.dim
+    if input_shape is not None:
+        for dim, size in zip(dims, input_shape):
+            dim.ClearField("dim_param")
+            dim.dim_value = size
     if dims and not dims[0].dim_value:
         dims[0].dim_value = 1
     model = shape_inference.infer_shapes(model)
