@@ -265,5 +265,9 @@ def test_real_time_chooses_the_engine_by_one_thread_calls_then_its_thread_settin
     bf16 = row("openvino:precision=bf16,threads=1", 8.0)
     assert tuning._pick(rows + [bf16], "realtime")[0]["spec"] == bf16["spec"]
     assert tuning._pick(rows + [dict(bf16, within_tolerance=False)], "realtime")[0]["spec"] == "openvino"
+    # a near tie goes to the engine earlier in the default ranking, whichever measured a little faster
+    tie = [row("onnxruntime:threads=1", 2.6), row("openvino:threads=1", 2.45)]
+    assert tuning._pick(tie, "realtime")[0]["spec"] == "onnxruntime:threads=1"
+    assert tuning._pick(tie[::-1], "realtime")[0]["spec"] == "openvino:threads=1"
     # a device's call is timed on the wall clock and competes as an engine
     assert tuning._pick(rows + [row("onnxruntime_cuda", 2.0)], "realtime")[0]["spec"] == "onnxruntime_cuda"

@@ -55,6 +55,10 @@ PROFILE_FILE = "runtime-profile.json"
 # host's load at start-up and refused every other engine for the detector, and are measured again.
 PROFILE_VERSION = 3
 DEFAULT_BATCH_SIZES = (4, 8, 16, 32)
+# Engines whose one-thread calls cost within this fraction of each other tie, and the earlier in the default
+# ranking is taken: medians of a few calls' CPU time scatter by a few percent, and a near tie would otherwise
+# pick another engine at each start-up.
+ENGINE_MARGIN = 0.1
 TUNING_INPUTS = 32
 # The start-up tune compares engines on a few inputs only: every input goes through every candidate once for
 # the accuracy check, and 32 of a page-sized model (a text detector at 640 px) take longer than the whole
@@ -135,14 +139,15 @@ def _pick(rows: list[dict], mode: str) -> tuple[dict, str] | None:
         # multi-threaded call's CPU time grows on a busy host (its threads wait for each other), so it only
         # decides between settings of the one engine, never which engine.
         singles = [r for r in rows if _engine_step(r)] or rows
-        engine = _engine_of(min(singles, key=_rank_ms))
+        fastest = min(_rank_ms(r) for r in singles)
+        # rows come in the default ranking's order: a later engine must be clearly faster to be taken
+        engine = _engine_of(next(r for r in singles if _rank_ms(r) <= fastest * (1 + ENGINE_MARGIN)))
         ranked = sorted([r for r in rows if _engine_of(r) == engine], key=_rank_ms)
         best = ranked[0]
         why = f"least batch-1 compute p50 {_rank_ms(best)} ms (wall {best['latency_ms_p50']} ms)"
         others = sorted([r for r in singles if _engine_of(r) != engine], key=_rank_ms)
         if others:
-            why += f"; one thread {_rank_ms(min(singles, key=_rank_ms))} ms (next engine: {others[0]['spec']} " \
-                   f"{_rank_ms(others[0])} ms)"
+            why += f"; fastest one-thread {fastest} ms (next engine: {others[0]['spec']} {_rank_ms(others[0])} ms)"
     else:
         ranked = sorted(rows, key=lambda r: -r["throughput_img_s"])
         best = ranked[0]
