@@ -86,6 +86,9 @@ def onnx_flops(path: Path, input_shape: tuple[int, ...] | None = None) -> int | 
     for vi in list(model.graph.value_info) + list(model.graph.output) + list(model.graph.input):
         shapes[vi.name] = [d.dim_value for d in vi.type.tensor_type.shape.dim]
     inits = {i.name: list(numpy_helper.to_array(i).shape) for i in model.graph.initializer}
+    for node in model.graph.node:  # some exporters keep the weights in Constant nodes instead
+        if node.op_type == "Constant" and node.attribute and node.attribute[0].HasField("t"):
+            inits[node.output[0]] = list(node.attribute[0].t.dims)
     total = 0
     for node in model.graph.node:
         out = shapes.get(node.output[0])
