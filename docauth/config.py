@@ -65,7 +65,7 @@ class Settings:
     max_batch_size: Throughput mode: most images per batched model call.
     max_queue_delay_ms: Throughput mode: longest wait for companions before a batch runs.
     autotune: With ``backend=auto`` and no profile for this machine, measure the backends briefly at start-up.
-    autotune_seconds: Budget of that start-up measurement, per model.
+    autotune_seconds: Budget of that start-up measurement, per model, in seconds of the process's CPU time.
     tesseract: ``auto``, ``library`` (libtesseract in process) or ``command`` (a process per call).
     max_upload_bytes: Largest request body the service accepts.
     max_image_pixels: Largest image (width x height, from its header, before decoding).
@@ -101,7 +101,7 @@ class Settings:
     max_batch_size: int = 16
     max_queue_delay_ms: float = 5.0
     autotune: bool = True  # backend="auto" without a matching profile: measure briefly at start-up
-    autotune_seconds: float = 3.0  # budget of that start-up measurement, per model
+    autotune_seconds: float = 3.0  # budget of that start-up measurement, per model (CPU seconds)
     tesseract: str = "auto"  # auto | library (libtesseract in process) | command (a process per call)
     # input limits
     max_upload_bytes: int = 20 * 1024 * 1024
