@@ -101,6 +101,25 @@ def test_a_page_read_poorly_in_its_outline_is_read_on_the_whole_photo(reader, mo
     assert result.document.corners[0] == [0.0, 0.0]
 
 
+def test_a_page_that_gave_a_field_in_its_outline_is_not_read_again(reader, monkeypatch):
+    import docauth.ocr.locate as locate
+    import docauth.ocr.printed.reader as printed_reader
+
+    doc = _front_without_mrz(100)
+    height, width = doc.image.shape[:2]
+    frame = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float64)
+    monkeypatch.setattr(locate, "locate_document",
+                        lambda image, model=None, accept=None, shapes=None: locate.Located(frame, True, 1.0, {}))
+    # Fault injected: no caption is read (as on a card whose captions are too faint to detect), so only the
+    # birth date is placed, by the order of the dates; another outline or turn would read no caption either.
+    monkeypatch.setattr(printed_reader, "with_labels", lambda lines: lines)
+    result = reader(doc.image, side="front")
+    assert result.document.found is True
+    assert "viz_whole_frame_ms" not in result.timings_ms
+    assert result.printed["date_of_birth"]["how"] == "layout"
+    assert result.fields["date_of_birth"] == doc.fields["date_of_birth"]
+
+
 @pytest.mark.parametrize("located", [True, False])
 def test_a_whole_photo_turned_the_wrong_way_is_read_the_other_way_up(reader, monkeypatch, located):
     import docauth.ocr.locate as locate

@@ -55,6 +55,12 @@ LINE_MODEL = MODEL_NAME
 # A page without an MRZ whose printed read gave this many of its five fields or fewer is read again (on the whole
 # photo, then turned half-way), and the read with more fields is kept: the outline or the turn was wrong.
 POOR_PRINTED_READ = 1
+# A page that gave a field and read this many lines or more at a confident glyph probability was read where the
+# document is and the right way up (a portrait, a band of the card or a page upside down reads few lines
+# surely): its missing fields are the layout's (captions too faint to detect), which no other outline or turn
+# reads better, so it is not read again.
+READ_IN_PLACE_LINES = 6
+READ_IN_PLACE_CONFIDENCE = 0.85
 # The long side the whole photo is read at then: a card in part of the frame keeps legible print at this size.
 WHOLE_FRAME_READ_SIDE = 1400
 # A place beside a card's back that holds this many lines of text or more is its front (a card prints about ten
@@ -263,12 +269,12 @@ class DocumentReader:
             t = time.perf_counter()
             printed = self.printed(upright, mrz_top=_mrz_top(mrz), mrz_fields=_zone_fields(mrz))
             timings["viz_ms"] = (time.perf_counter() - t) * 1000
-            if mrz is None and _fields_read(printed) <= POOR_PRINTED_READ:
+            if mrz is None and _poor_read(printed):
                 t = time.perf_counter()
                 for other_view, other in self._read_again(image, view, printed):
                     if _fields_read(other) > _fields_read(printed):
                         view, printed = other_view, other
-                    if _fields_read(printed) > POOR_PRINTED_READ:
+                    if not _poor_read(printed):
                         break
                 timings["viz_whole_frame_ms"] = (time.perf_counter() - t) * 1000
             if mrz is not None and not mrz.valid and printed.lines:
@@ -352,7 +358,7 @@ class DocumentReader:
         printed = self.printed(upright)
         view = DocumentView(corners=locate.document_corners(locate.frame_corners(rgb.shape), rotation),
                             rotation=rotation, found=False, rectified=upright)
-        if _fields_read(printed) <= POOR_PRINTED_READ and self.printed.reads_better_turned(upright, printed.lines):
+        if _poor_read(printed) and self.printed.reads_better_turned(upright, printed.lines):
             turned = self._read_turned(view)
             if _fields_read(turned[1]) > _fields_read(printed):
                 return turned
@@ -434,6 +440,14 @@ def _fields_read(printed: PrintedRead) -> int:
     """How many fields a printed read gave, to tell a poor read (a wrong outline, a wrong turn) from a good one;
     a number placed by its shape alone is not counted: a page read wrongly has such a token as often."""
     return sum(not (name == "document_number" and read.how == "layout") for name, read in printed.fields.items())
+
+
+def _poor_read(printed: PrintedRead) -> bool:
+    """Was the page most likely read in a wrong outline or turned the wrong way: no field, or next to none from
+    lines that mostly read unsurely?"""
+    fields = _fields_read(printed)
+    confident = sum(line.confidence >= READ_IN_PLACE_CONFIDENCE for line in printed.lines)
+    return fields == 0 or (fields <= POOR_PRINTED_READ and confident < READ_IN_PLACE_LINES)
 
 
 def _mrz_top(mrz: MRZResult | None) -> float | None:
