@@ -248,3 +248,29 @@ def test_a_field_marker_before_a_name_is_no_part_of_it():
     assert [clean_name(t) for t in ("[a MUSTERMANN", "(a) MUSTERMANN", "1) SMITH", "O'NEIL", "A MUSTERMANN")] == [
         "MUSTERMANN", "MUSTERMANN", "SMITH", "O'NEIL", "A MUSTERMANN"]
 
+
+
+def test_a_pages_widest_lines_are_read_only_while_a_field_is_not_read_surely(printed_reader, monkeypatch):
+    import docauth.ocr.printed.assign as assign
+    from docauth.ocr.printed.assign import FIELDS
+    from docauth.ocr.printed.reader import LONG_LINE_GLYPHS, PrintedReader, glyphs_in, value_sized
+    from docauth.synth.documents import render_document
+    from docauth.synth.seeds import TESTS
+
+    for k in range(12):
+        doc = render_document("td1_front", TESTS.nth(72) + k)
+        if doc.mrz is not None:
+            continue
+        boxes = PrintedReader.preprocess(printed_reader.detector(doc.image), doc.image.shape, None)
+        wide = {(round(b.x0), round(b.y0)) for b in value_sized(boxes)[0] if glyphs_in(b) > LONG_LINE_GLYPHS}
+        read = printed_reader(doc.image)
+        if wide and all(name in read.fields and read.fields[name].sure for name in FIELDS):
+            break
+    else:
+        pytest.fail("no generated front without an MRZ whose fields all read surely beside a wide heading")
+    assert not wide & {(round(line.x0), round(line.y0)) for line in read.lines}  # the headings were not read
+    # Fault injected: no value reads surely, so every line is read, and the fields stay what they were.
+    monkeypatch.setattr(assign, "SURE_VALUE", 1.01)
+    unsure = printed_reader(doc.image)
+    assert wide <= {(round(line.x0), round(line.y0)) for line in unsure.lines}
+    assert unsure.values == read.values

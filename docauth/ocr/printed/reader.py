@@ -29,6 +29,9 @@ CROP_MARGIN = 0.12  # of the line's height, around each cut: the detector's box 
 MIN_LINE_ASPECT = 1.2  # width over height (margins included) of the narrowest line read: three glyphs
 GLYPH_WIDTH = 0.55  # a glyph's width over its detected line's height (margins included), upper and lower case
 CAPTION_GLYPHS = 18
+# Value-sized lines of more glyphs than this are read last on a page without an MRZ: a name of two long words,
+# a caption and its value on one line, or (most often) a heading.
+LONG_LINE_GLYPHS = 24
 READ_CHUNK = 4  # lines recognised at a time while looking for the MRZ's values
 VALUE_HEIGHT = 0.8  # of the taller lines' height (75th percentile): a line this tall may hold a value
 # Which way up a page is: its longest lines read again turned half round, and the turn taken when their mean
@@ -106,8 +109,15 @@ class PrintedReader:
             if zone_values_only:
                 fields = {name: read for name, read in fields.items() if read.how == "mrz"}
         else:
-            lines = sorted(self._read(page, values + captions, captions), key=lambda line: (line.y0, line.x0))
+            # Lines longer than a value read last, and only when a field is still not read surely: a page's
+            # widest lines are mostly its headings (the state, the document's name), which name no field.
+            short = [b for b in values if glyphs_in(b) <= LONG_LINE_GLYPHS]
+            long = [b for b in values if glyphs_in(b) > LONG_LINE_GLYPHS]
+            lines = sorted(self._read(page, short + captions, captions), key=lambda line: (line.y0, line.x0))
             fields = self.postprocess(lines, mrz_fields, today)
+            if long and not all(name in fields and fields[name].sure for name in FIELDS):
+                lines = sorted(lines + self._read(page, long), key=lambda line: (line.y0, line.x0))
+                fields = self.postprocess(lines, mrz_fields, today)
         timings["recognise_ms"] = (time.perf_counter() - t) * 1000
         timings["lines"] = len(lines)
         return PrintedRead(fields, lines, timings)
