@@ -55,6 +55,7 @@ LINE_MODEL = MODEL_NAME
 # A page without an MRZ whose printed read gave this many of its five fields or fewer is read again (on the whole
 # photo, then turned half-way), and the read with more fields is kept: the outline or the turn was wrong.
 POOR_PRINTED_READ = 1
+LAYOUT_ONLY_UNCOUNTED = frozenset({"document_number", "surname", "given_names"})
 # A page that gave a field and read this many lines or more at a confident glyph probability was read where the
 # document is and the right way up (a portrait, a band of the card or a page upside down reads few lines
 # surely): its missing fields are the layout's (captions too faint to detect), which no other outline or turn
@@ -438,8 +439,9 @@ class DocumentReader:
 
 def _fields_read(printed: PrintedRead) -> int:
     """How many fields a printed read gave, to tell a poor read (a wrong outline, a wrong turn) from a good one;
-    a number placed by its shape alone is not counted: a page read wrongly has such a token as often."""
-    return sum(not (name == "document_number" and read.how == "layout") for name, read in printed.fields.items())
+    a number placed by its shape alone, or names by their place alone, are not counted: a page read wrongly has
+    such tokens as often."""
+    return sum(not (name in LAYOUT_ONLY_UNCOUNTED and read.how == "layout") for name, read in printed.fields.items())
 
 
 def _poor_read(printed: PrintedRead) -> bool:

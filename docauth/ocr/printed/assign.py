@@ -245,6 +245,53 @@ def assign_dates_by_order(lines: list[PrintedLine], fields: dict[str, FieldRead]
         fields["date_of_birth"] = FieldRead(iso, line.text, line.confidence, "layout", False, line.box, _glyphs(line))
 
 
+# Names printed without a caption that was read: the surname and the given names are the two value lines over
+# the birth date in its column (ICAO 9303 prints the names first, primary identifier over secondary), one
+# under the other at most this many value heights apart (a caption between them), of a value's height.
+NAME_PITCH = 2.2
+NAME_HEIGHT = 0.8
+
+
+def assign_names_by_order(lines: list[PrintedLine], fields: dict[str, FieldRead]) -> None:
+    """Without a surname caption: the name lines stacked over the birth date, where they start, the surname over
+    the given names; never sure (nothing names them).
+
+    >>> lines = [PrintedLine("IDENTITY CARD", 40, 60, 380, 90, 0.95), PrintedLine("NOWAK", 375, 142, 474, 175, 0.99),
+    ...          PrintedLine("JEAN-BAPTISTE", 378, 198, 571, 230, 0.99), PrintedLine("23 FEB 1951", 376, 312, 521, 344, 1.0)]
+    >>> fields = {"date_of_birth": FieldRead("1951-02-23", "23 FEB 1951", 1.0, "layout", False, lines[3].box)}
+    >>> assign_names_by_order(lines, fields)
+    >>> fields["surname"].value, fields["given_names"].value, fields["surname"].how, fields["surname"].sure
+    ('NOWAK', 'JEAN-BAPTISTE', 'layout', False)
+    """
+    if "surname" in fields or "date_of_birth" not in fields:
+        return
+    anchor = next((line for line in lines if line.box == fields["date_of_birth"].box), None)
+    if anchor is None:
+        return
+    h = max(anchor.h, 1.0)
+    claimed = {f.box for f in fields.values()}
+    column = sorted((line for line in lines
+                     if line.cy < anchor.y0 and abs(line.x0 - anchor.x0) <= h and line.h >= NAME_HEIGHT * h
+                     and line.label is None and line.box not in claimed and not any(c.isdigit() for c in line.text)
+                     and clean_name(line.text) is not None), key=lambda line: -line.y0)
+    given = next((line for line in lines if "given_names" in fields and line.box == fields["given_names"].box), None)
+    if given is None:
+        if len(column) < 2:
+            return
+        given, column = column[0], column[1:]
+        if given.y0 - column[0].y0 > NAME_PITCH * h:
+            return
+        fields["given_names"] = FieldRead(clean_name(given.text), given.text, given.confidence, "layout", False,
+                                          given.box, _glyphs(given))
+    surname = next((line for line in column if line.y0 < given.y0), None)
+    if surname is None or given.y0 - surname.y0 > NAME_PITCH * h:
+        if fields["given_names"].how == "layout":
+            del fields["given_names"]
+        return
+    fields["surname"] = FieldRead(clean_name(surname.text), surname.text, surname.confidence, "layout", False,
+                                  surname.box, _glyphs(surname))
+
+
 # A document number printed without a caption (card fronts print it alone in a corner): one token of letters
 # and digits, as long as ICAO 9303's number field (9) or a character shorter or longer. Card access numbers
 # (6 digits) are shorter, personal numbers mostly longer.

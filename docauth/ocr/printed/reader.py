@@ -20,7 +20,7 @@ import numpy as np
 
 from docauth.errors import ModelError
 from docauth.ocr.printed.assign import (FIELDS, FieldRead, PrintedLine, assign_by_captions, assign_dates_by_order,
-                                        assign_number_by_shape, find_in_print, with_labels)
+                                        assign_names_by_order, assign_number_by_shape, find_in_print, with_labels)
 from docauth.ocr.printed.detection import DETECTOR_MODEL, TextBox, TextDetector
 from docauth.ocr.printed.recognition import RECOGNIZER_MODEL, TextRecognizer
 from docauth.runtime import load_model
@@ -152,6 +152,7 @@ class PrintedReader:
     def postprocess(lines: list[PrintedLine], mrz_fields: dict, today: date | None) -> dict[str, FieldRead]:
         fields = assign_by_captions(lines, today)
         assign_dates_by_order(lines, fields, today)
+        assign_names_by_order(lines, fields)
         if not mrz_fields.get("document_number"):  # a zone's number is looked for as the zone has it, below
             assign_number_by_shape(lines, fields, today)
         for name in FIELDS:
