@@ -46,7 +46,8 @@ def test_values_are_not_captions(text):
     ("04 BEA/MAY 1988", "1988-05-04"), ("10 MAA/MAR 1965", "1965-03-10"), ("22 FEB/FEB 78", "1978-02-22"),
     ("1ENE/JAN 68", "1968-01-01"), ("01 ABR/APR 2031", "2031-04-01"), ("23.APR/APR 56", "1956-04-23"),
     ("28.06 1985", "1985-06-28"), ("28 06.1985", "1985-06-28"), ("0108-2021", "2021-08-01"),
-    ("14MAR/AR87", "1987-03-14"),
+    ("14MAR/AR87", "1987-03-14"), ("07,02.2022", "2022-02-07"), ("260CT2026", "2026-10-26"),
+    ("05 0KT/OCT 1990", "1990-10-05"), ("20JAN1990", "1990-01-20"),
 ])
 def test_printed_dates_in_many_formats(text, iso):
     assert parse_date(text, kind="birth", today=TODAY) == iso or parse_date(text, kind="expiry", today=TODAY) == iso

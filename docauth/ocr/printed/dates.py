@@ -19,6 +19,8 @@ Day first, as ICAO 9303 prints dates.
 ('2033-11-30', '1980-11-21', None)
 >>> parse_date("01JANI988"), parse_date("12 JUNI 1988")
 ('1988-01-01', '1988-06-12')
+>>> parse_date("260CT2026", kind="expiry"), parse_date("07,02.2022"), parse_date("20JAN1990")
+('2026-10-26', '2022-02-07', '1990-01-20')
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ for _number, _names in enumerate((
         MONTHS[_name] = _number
 
 _DIGITS_FOR_LETTERS = str.maketrans("OoQIl|", "000111")
-_NUMERIC = re.compile(r"(?<!\d)(\d{1,2})\s*[./\-]\s*(\d{1,2})\s*[./\-]\s*(\d{4}|\d{2})(?!\d)")
+# A separator's dot may read as a comma ("07,02.2022").
+_NUMERIC = re.compile(r"(?<!\d)(\d{1,2})\s*[.,/\-]\s*(\d{1,2})\s*[.,/\-]\s*(\d{4}|\d{2})(?!\d)")
 # Day, month and four-digit year apart, spaces and separators mixed: one separator lost in reading ("28.06 1985").
 _NUMERIC_SPACED = re.compile(r"(?<!\d)(\d{1,2})(?: |\s*[./\-]\s*)(\d{1,2})(?: |\s*[./\-]\s*)(\d{4})(?!\d)")
 # Day, month and year printed apart ("01 08 1995", "01.08.2021"), spaces or separators lost in reading: eight
@@ -67,6 +70,8 @@ def _plain(text: str) -> str:
     # O for 0 and I/l for 1 beside a digit and no letter (a month name glued to its digits stays a word).
     upper = re.sub(r"(?<=\d)[OoQIl|](?![A-Za-z])|(?<![A-Za-z])[OoQIl|](?=\d)",
                    lambda m: m.group(0).translate(_DIGITS_FOR_LETTERS), upper)
+    # October's names all begin with O, which after the day's digits may read as a 0 ("260CT2026").
+    upper = re.sub(r"(?<=\d)(\s?)0(?=(?:CT|KT|TT)[A-Z]*[\s./,|\d])", r"\1O", upper)
     # A year glued to its month name reads its first 1 as I ("01JANI988"): I before three digits is a 1.
     return re.sub(r"(?<=[A-Z]{3})[Il|](?=9\d\d(?!\d))", "1", upper)
 
