@@ -178,6 +178,12 @@ def machine() -> str:
             f"Python {platform.python_version()}")
 
 
+def checkout_name(root: Path) -> str:
+    """The short commit of a checkout (its folder's name when it is none)."""
+    out = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return out.stdout.strip() or root.resolve().name
+
+
 def variant_env(entry: str) -> tuple[str, dict]:
     """``throughput+DOCAUTH_RUNNING_CHECKS=1`` -> ("throughput", {"DOCAUTH_RUNNING_CHECKS": "1"})."""
     mode, *pairs = entry.split("+")
@@ -219,6 +225,38 @@ def pooled(rows: list[dict]) -> dict:
             "cpu": sum(r["cpu_ms_per_check"] * (r["requests"] - r["errors"]) for r in rows) / max(1, checks)}
 
 
+def section(rows: list[dict], order: list[str], concurrency: list[int], n_requests: int, rounds: int) -> list[str]:
+    first = order[0]
+    lines = [
+        "## Service: throughput by mode (`bench/bench_service.py`)",
+        "",
+        f"{n_requests} full checks of the enrolled person per level against `docauth serve` (loopback, SQLite), "
+        f"the modes alternating {rounds} times in one run. Ratio: median over the rounds. CPU: the server's "
+        "processes' seconds per check.",
+        "",
+        "| concurrency | " + " | ".join(f"{m} checks/s (p95 ms)" for m in order)
+        + "".join(f" | {m} / {first}" for m in order[1:]) + " | CPU ms/check |",
+        "|---:|" + "---:|" * (2 * len(order)),
+    ]
+    for c in concurrency:
+        cells, ratios, cpu = [], [], []
+        base = [r for r in rows if r["label"] == first and r["concurrency"] == c]
+        for m in order:
+            mine = [r for r in rows if r["label"] == m and r["concurrency"] == c]
+            p = pooled(mine)
+            cells.append(f"{p['checks_per_s']:.2f} ({p['p95']:.0f})")
+            cpu.append(f"{p['cpu']:.0f}")
+            if m != first:
+                ratio = np.median([a["checks_per_s"] / b["checks_per_s"] for a, b in zip(mine, base)])
+                ratios.append(f"{ratio:.2f}x")
+        lines.append(f"| {c} | " + " | ".join(cells + ratios + [" / ".join(cpu)]) + " |")
+    workers = ", ".join(f"{m} {next(r['workers'] for r in rows if r['label'] == m)}" for m in order)
+    loads = [r["load"] for r in rows]
+    lines += ["", f"Errors: {sum(r['errors'] for r in rows)}. {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, "
+              f"{machine()}, load {min(loads):.0f}-{max(loads):.0f} (shared host). Workers: {workers}."]
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--requests", type=int, default=32, help="checks per concurrency level")
@@ -237,7 +275,7 @@ def main() -> None:
     concurrency = [int(x) for x in args.concurrency.split(",")]
     labels = [(m, ROOT) for m in args.modes.split(",")]
     if args.root is not None:
-        labels += [(f"{m}@{args.root.resolve().name}", args.root.resolve())
+        labels += [(f"{m}@{checkout_name(args.root)}", args.root.resolve())
                    for m in (args.root_modes or args.modes).split(",")]
     rows, enrolled = [], {}
     with tempfile.TemporaryDirectory(prefix="bench-service-") as tmp:
@@ -247,37 +285,12 @@ def main() -> None:
                 rows += serve_and_load(label, root, Path(tmp), images, concurrency, args.requests, index, enrolled)
                 index += 1
     order = [label for label, _ in labels]
-    first = order[0]
-    lines = [
-        "## Service: throughput by mode (`bench/bench_service.py`)",
-        "",
-        f"Full checks of the enrolled person ({args.requests} per concurrency level, {args.images} phone photos) "
-        f"against `docauth serve` (gunicorn, loopback, SQLite), the modes alternating {args.rounds} times in one "
-        "run. CPU: seconds the server's processes spent per check. Ratio: checks/s against "
-        f"{first}, the median over the rounds.",
-        "",
-        "| concurrency | " + " | ".join(f"{m} checks/s | p50 / p95 ms | CPU ms/check" for m in order)
-        + "".join(f" | {m} / {first}" for m in order[1:]) + " |",
-        "|---:|" + "---:|---:|---:|" * len(order) + "---:|" * (len(order) - 1),
-    ]
-    for c in concurrency:
-        cells, ratios = [], []
-        for m in order:
-            mine = [r for r in rows if r["label"] == m and r["concurrency"] == c]
-            p = pooled(mine)
-            cells.append(f"{p['checks_per_s']:.2f} | {p['p50']:.0f} / {p['p95']:.0f} | {p['cpu']:.0f}")
-            if m != first:
-                base = [r for r in rows if r["label"] == first and r["concurrency"] == c]
-                ratios.append(f"{np.median([a['checks_per_s'] / b['checks_per_s'] for a, b in zip(mine, base)]):.2f}x")
-        lines.append(f"| {c} | " + " | ".join(cells + ratios) + " |")
-    layout = ", ".join(f"{m} {next(r['workers'] for r in rows if r['label'] == m)} workers" for m in order)
-    loads = [r["load"] for r in rows]
-    lines += ["", f"Errors: {sum(r['errors'] for r in rows)}. Measured {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} "
-              f"UTC on {machine()}, load average {min(loads):.1f} to {max(loads):.1f} (a shared host); {layout}."]
+    lines = section(rows, order, concurrency, args.requests, args.rounds)
     markdown = "\n".join(lines)
     print(markdown)
     if not args.no_write:
         write_section(markdown, BEGIN, END)
+
 
 if __name__ == "__main__":
     main()

@@ -138,9 +138,9 @@ class Settings:
     # by side (dlib's encoder holds the GIL); one child per worker, ~150 MB
     face_process: bool = True
     max_inflight_checks: int = 32  # per worker; beyond it requests get 503 + Retry-After
-    # throughput mode: a worker's models have one core, so its checks take turns on it (the rest wait, bounded
-    # by max_inflight_checks) instead of all contending for its interpreter lock at once
-    running_checks: int = 2
+    # throughput mode: a worker's models have one thread and its checks share one interpreter lock, so they
+    # take turns (the rest wait, bounded by max_inflight_checks); the workers, two per core, fill the cores
+    running_checks: int = 1
     log_level: str = "INFO"
 
     @property

@@ -317,8 +317,9 @@ def test_throughput_mode_batches_concurrent_requests(settings, store, tmp_path_f
     models = tmp_path_factory.mktemp("models")
     build_untrained_model(models, "document", height=128, width=128, labels=("not_document", "document"))
     build_untrained_model(models, "side", height=128, width=128, labels=("front", "back", "open"))
+    # Twelve may run at once (the default, one, is for the shipped models, whose batches do not pay).
     tp = Settings.load(environ={}, data_dir=settings.data_dir, mode="throughput", max_batch_size=8,
-                       max_queue_delay_ms=100.0)
+                       max_queue_delay_ms=100.0, running_checks=12)
     # the runtime's throughput mode: each model gets a micro-batcher
     clf = DocumentClassifier(load_model("document", models_dir=models, mode="throughput"),
                              load_model("side", models_dir=models, mode="throughput"))

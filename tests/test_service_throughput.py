@@ -82,7 +82,7 @@ def test_throughput_shares_the_cores_between_workers_and_keeps_an_operators_valu
     from docauth.service.server import default_workers, share_cores
 
     cores, _ = cpu_facts()
-    assert default_workers("throughput") == min(cores, 16)
+    assert default_workers("throughput") == min(2 * cores, 16)
     env = {}
     share_cores(Settings.load(environ={}, mode="throughput"), 2, environ=env)
     assert env == {"DOCAUTH_PROCESS_THREADS": str(max(1, cores // 2))}
@@ -107,14 +107,14 @@ def throughput_server():
         yield srv
 
 
-def test_throughput_serves_a_process_per_core_each_on_its_share(throughput_server):
+def test_throughput_serves_two_processes_per_core_each_on_its_share(throughput_server):
     import psutil
 
     from docauth.runtime.probe import cpu_facts
 
     cores, _ = cpu_facts()
     workers = [psutil.Process(pid) for pid in throughput_server.worker_pids()]
-    assert len(workers) == min(cores, 16)
+    assert len(workers) == min(2 * cores, 16)
     r = throughput_server.get("/v1/runtime")  # one worker answers; its models' thread pools are its share
     assert r.status_code == 200, r.text
     stages = r.json()["stages"]
@@ -147,7 +147,7 @@ def test_throughput_burst_gets_answers_or_a_clear_503(throughput_server):
     assert set(statuses) <= {200, 503}, answers
     assert statuses.count(200) >= 2, statuses
     refused = [a for a in answers if a[0] == 503]
-    assert refused, statuses  # 16 at once overflow 2 admitted per worker
+    assert refused, statuses  # 16 at once overflow 2 admitted per worker (4 workers on 2 cores)
     assert all(a[1] and a[2]["error"]["code"] == "overloaded" for a in refused), refused
     assert all("decision" in a[2] for a in answers if a[0] == 200)
     assert check(0)[0] == 200  # and it serves again afterwards

@@ -9,13 +9,15 @@ Worker layout by mode (2-core machine defaults; ``--workers`` overrides):
 
 * ``realtime``: one process per core, 2 threads each (one check at a time per
   process at the lowest latency, the second thread keeps /healthz answering).
-* ``throughput``: one process per physical core (the probe's count), each
-  process's models on one thread (``DOCAUTH_PROCESS_THREADS``), so the
-  processes never contend for a core. A worker admits up to
-  ``max_inflight_checks`` checks (503 beyond) and runs ``running_checks`` of
-  them at once; their classifier calls meet in the micro-batcher. Processes,
-  not threads, carry the load: a check is mostly Python, OpenCV, Tesseract
-  and dlib, and threads of one process share its interpreter lock.
+* ``throughput``: two processes per physical core (the probe's count), each
+  process's models on one thread (``DOCAUTH_PROCESS_THREADS``). A worker
+  admits up to ``max_inflight_checks`` checks (503 beyond) and runs
+  ``running_checks`` of them at once; their classifier calls meet in the
+  micro-batcher. Processes, not threads, carry the load: a check is mostly
+  Python, OpenCV, Tesseract and dlib, and threads of one process share its
+  interpreter lock, so a worker uses about one core. Two per core, because a
+  connection stays with the worker that accepted it: with one per core, an
+  uneven split leaves a core idle while the other worker's queue waits.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from docauth.store import Store
 def default_workers(mode: str) -> int:
     if mode == "throughput":
         cores, _ = cpu_facts()
-        return max(1, min(cores, 16))
+        return max(1, min(2 * cores, 16))
     return max(1, min(os.cpu_count() or 1, 4))
 
 
