@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -117,3 +118,12 @@ def test_cuda_provider_keeps_fp32_unless_tf32_is_asked_for():
     assert options == {"device_id": 0, "use_tf32": "0"}
     (_, options), _ = provider_list(BackendSpec.parse("onnxruntime_cuda:precision=tf32,device=cuda:1"), "realtime")
     assert options == {"device_id": 1, "use_tf32": "1"}
+
+
+def test_on_one_core_every_cpu_engine_competes_by_its_one_thread_call():
+    # A process held to one core (a pinned worker, a one-CPU container): OpenVINO's "all cores" is one thread,
+    # and is spelled so, or the tuner's engine step (one-thread calls) would see ONNX Runtime alone.
+    one_core = dataclasses.replace(probe(no_accelerators()), physical_cores=1)
+    specs = [s for s in backends.candidates(one_core, "realtime") if s.name in ("onnxruntime", "openvino")]
+    assert specs and all(s.threads == 1 for s in specs)
+    assert any(s.name == "openvino" for s in specs) == ("CPU" in one_core.openvino_devices)

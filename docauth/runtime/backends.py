@@ -98,8 +98,11 @@ def candidates(probe: HardwareProbe, mode: str, *, thread_options: tuple[int, ..
                     specs.append(BackendSpec("openvino", precision=precision, stream_batch=1))
                     continue
                 for t in sorted(thread_options, reverse=True):
-                    # threads=None is OpenVINO's own choice (all cores); narrower ones are measured too
-                    specs.append(BackendSpec("openvino", precision=precision, threads=None if t == cores else t))
+                    # threads=None is OpenVINO's own choice (all cores); narrower ones are measured too. One
+                    # thread is always spelled so, also where it is all cores: the tuner picks the engine among
+                    # one-thread calls.
+                    specs.append(BackendSpec("openvino", precision=precision,
+                                             threads=None if t == cores and t > 1 else t))
         if "onnxruntime_openvino" in ok:
             specs.append(BackendSpec("onnxruntime_openvino"))
     if "keras_tf" in ok:
