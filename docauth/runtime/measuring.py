@@ -22,6 +22,11 @@ DEVICE_ENGINES = ("onnxruntime_cuda", "tf_gpu")
 ONE_THREAD_ON_CALLER = ("onnxruntime", "openvino")
 
 
+def on_device(spec: BackendSpec) -> bool:
+    """Does the configuration run its calls on an accelerator (the caller waits, its CPU idle)?"""
+    return spec.name in DEVICE_ENGINES or spec.device not in (None, "CPU")
+
+
 def summarize(times_s: list[float], batch: int) -> dict:
     arr = np.array(times_s) * 1000
     median = float(np.percentile(arr, 50))
@@ -71,7 +76,7 @@ def compute_ms(spec: BackendSpec, cpu_samples: list[tuple[float, float]], wall_s
     process's other busy threads too, so one-thread candidates are measured on their own thread alone).
     A device engine's call waits on the device: its wall-clock time.
     """
-    if spec.name in DEVICE_ENGINES or spec.device not in (None, "CPU") or not cpu_samples:
+    if on_device(spec) or not cpu_samples:
         return round(float(np.median(wall_samples)) * 1000, 3)
     if spec.threads == 1 and spec.name in ONE_THREAD_ON_CALLER:
         per_call = [caller for caller, _ in cpu_samples]

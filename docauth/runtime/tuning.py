@@ -38,8 +38,8 @@ from docauth.runtime import backends
 from docauth.runtime.batching import BatchingConfig, MicroBatcher
 from docauth.runtime.engines.base import BackendSpec, file_sha256, input_hwc
 from docauth.runtime.inputs import sample_inputs, scaled_for
-from docauth.runtime.measuring import (DEVICE_ENGINES, burst_step, compute_ms, measure,  # noqa: F401 (re-exported)
-                                       measure_interleaved, stepper, summarize)
+from docauth.runtime.measuring import (burst_step, compute_ms, measure, measure_interleaved,  # noqa: F401 (re-exported)
+                                       on_device, stepper, summarize)
 from docauth.runtime.model import load_metadata, model_paths, onnx_only, version_file
 from docauth.runtime.probe import HardwareProbe, cached_probe
 from docauth.runtime.tolerance import (ACCURACY_ATOL, ACCURACY_MIN_AGREEMENT, output_agreement, tolerance_of,
@@ -167,7 +167,7 @@ def _engine_of(row: dict) -> tuple:
 def _engine_step(row: dict) -> bool:
     """Does the row take part in choosing the engine: a one-thread call, or a call on a device."""
     spec = BackendSpec.parse(row["spec"])
-    return spec.threads == 1 or spec.name in DEVICE_ENGINES or spec.device not in (None, "CPU")
+    return spec.threads == 1 or on_device(spec)
 
 
 def _load_runners(spec, models, metas, models_dir, mode, measurements, sizes):
@@ -512,8 +512,7 @@ def measuring_order(specs: list[BackendSpec]) -> list[BackendSpec]:
     leaves out."""
     def rank(indexed):
         i, spec = indexed
-        on_device = spec.name in DEVICE_ENGINES or spec.device not in (None, "CPU")
-        return (not on_device, spec.threads != 1, spec.precision != "fp32", i)
+        return (not on_device(spec), spec.threads != 1, spec.precision != "fp32", i)
 
     return [spec for _, spec in sorted(enumerate(specs), key=rank)]
 
