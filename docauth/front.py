@@ -85,7 +85,7 @@ def classify(image):
 
     pixels = image_array(image)
     (result,) = _stage("classifier")([pixels])
-    return sided(result, pixels, getattr(_stage("reader"), "mrz_reader", None))
+    return sided(result, pixels, _stage("reader"))
 
 
 def compare_faces(a, b, *, threshold: float | None = None):

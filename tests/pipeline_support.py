@@ -107,10 +107,11 @@ class FieldsReader:
         self.with_mrz = True
         self.mrz_type = None  # e.g. "TD3": the MRZ format the reader reports
         self.rectified_page = None  # handed to on_rectified, as the real reader does with its upright page
-        self.mrz_reader = None  # no zone finder: Pipeline.classify keeps the side model's answer
-
     def warmup(self) -> None:
         pass
+
+    def find_zone(self, image, timings=None, *, side=None):
+        return None, None  # no zone found: Pipeline.classify keeps the side model's answer
 
     def models(self) -> list:
         return []

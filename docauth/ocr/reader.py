@@ -180,6 +180,35 @@ class DocumentReader:
         """
         timings = {} if timings is None else timings
         image = _as_rgb(image)
+        located, mrz = self.find_zone(image, timings, side=side)
+        t = time.perf_counter()
+        rect, homography = locate.warp(image, located.corners)
+        timings["locate_ms"] += (time.perf_counter() - t) * 1000
+        if mrz is not None:
+            rotation = mrz.rotation
+        elif self.read_viz:
+            t = time.perf_counter()
+            # A card located as a card is landscape when upright: its outline settles 0/180 against 90/270.
+            landscape = card_outline_landscape(rect.shape, side) if located.found else None
+            rotation = orient_by_text(cv2.cvtColor(rect, cv2.COLOR_RGB2GRAY), self.tesseract, landscape=landscape)
+            timings["orient_ms"] = (time.perf_counter() - t) * 1000
+        else:
+            rotation = 0
+        upright = locate.rotate_quarter(rect, rotation)
+        view = DocumentView(corners=locate.document_corners(located.corners, rotation), rotation=rotation,
+                            found=located.found, rectified=upright)
+        if mrz is not None:
+            mrz.result.zone_top = zone_top(mrz, homography, rect.shape, rotation) if located.found else None
+            mrz.result.zone = mrz.zone_in_reading_order().tolist()
+        return view, upright, mrz
+
+    def find_zone(self, image: np.ndarray, timings: dict | None = None, *, side: str | None = None
+                  ) -> tuple[locate.Located, MRZRead | None]:
+        """(the located document, the MRZ the check takes) — searched on the photo, on the located document and
+        in black ink as the check searches a photo of ``side``, without warping it or reading its print:
+        ``docauth classify`` and ``/v1/classify`` settle the side on the very zone the check would."""
+        timings = {} if timings is None else timings
+        image = _as_rgb(image)
         t = time.perf_counter()
         mrz = credible(self.mrz_reader.read(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY),
                                             expected=side not in SIDES_WITHOUT_MRZ))
@@ -220,25 +249,8 @@ class DocumentReader:
             located.corners = data_page(located.corners, mrz)
         if mrz is not None and mrz.result.valid:
             located = checked_against_zone(located, mrz)
-        rect, homography = locate.warp(image, located.corners)
         timings["locate_ms"] = (time.perf_counter() - t) * 1000
-        if mrz is not None:
-            rotation = mrz.rotation
-        elif self.read_viz:
-            t = time.perf_counter()
-            # A card located as a card is landscape when upright: its outline settles 0/180 against 90/270.
-            landscape = card_outline_landscape(rect.shape, side) if located.found else None
-            rotation = orient_by_text(cv2.cvtColor(rect, cv2.COLOR_RGB2GRAY), self.tesseract, landscape=landscape)
-            timings["orient_ms"] = (time.perf_counter() - t) * 1000
-        else:
-            rotation = 0
-        upright = locate.rotate_quarter(rect, rotation)
-        view = DocumentView(corners=locate.document_corners(located.corners, rotation), rotation=rotation,
-                            found=located.found, rectified=upright)
-        if mrz is not None:
-            mrz.result.zone_top = zone_top(mrz, homography, rect.shape, rotation) if located.found else None
-            mrz.result.zone = mrz.zone_in_reading_order().tolist()
-        return view, upright, mrz
+        return located, mrz
 
     def _read_mrz_on_document(self, image: np.ndarray, corners: np.ndarray) -> MRZRead | None:
         """The MRZ read again on the located document, warped flat at reading size.

@@ -8,7 +8,7 @@ test puts in their place: the pipeline reads these attributes and calls these me
 from __future__ import annotations
 
 import datetime as dt
-from typing import Callable, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -75,16 +75,17 @@ class DocumentRead(Protocol):
     def export(self) -> dict: ...
 
 
-class ZoneReader(Protocol):
-    """The reader's MRZ finder, used alone to settle the side (``Pipeline.classify``)."""
+class ZoneFinder(Protocol):
+    """The reader's zone search alone (no warp, no print), to settle the side (``Pipeline.classify``)."""
 
-    def read(self, gray: np.ndarray, *, expected: bool = True): ...
+    def find_zone(self, image: np.ndarray, timings: dict | None = None, *, side: str | None = None
+                  ) -> tuple[Any, Any]:
+        """(the located document, the MRZ read the check would take, or None)."""
+        ...
 
 
-class Reader(Protocol):
+class Reader(ZoneFinder, Protocol):
     """Locate, rectify and read one document image."""
-
-    mrz_reader: ZoneReader | None
 
     def __call__(self, image: np.ndarray, *, side: str | None = None,
                  on_rectified: Callable[[np.ndarray], None] | None = None) -> DocumentRead: ...

@@ -194,8 +194,7 @@ class Pipeline:
         """Document or not and the side, decided as the check decides it (docauth.pipeline.side): the side
         model, and for each document the MRZ the reader finds first on it (when the reader has one)."""
         images = list(images)
-        mrz_reader = self.reader.mrz_reader if self.reader is not None else None
-        return [sided(c, image, mrz_reader) for c, image in zip(self.classifier(images), images)]
+        return [sided(c, image, self.reader) for c, image in zip(self.classifier(images), images)]
 
     def read(self, image: np.ndarray):
         if self.reader is None:

@@ -24,12 +24,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-import cv2
 import numpy as np
 
 from docauth.classifiers.stage import Classification as ClassifierAnswer
 from docauth.ocr.reader import SIDES_WITHOUT_MRZ
-from docauth.pipeline.contracts import Classification, ZoneReader
+from docauth.pipeline.contracts import Classification, ZoneFinder
 
 # MRZ formats printed on one face only, and that face.
 SIDE_OF_MRZ = {"TD1": "back", "TD3": "open", "MRVA": "front", "MRVB": "front"}
@@ -88,29 +87,27 @@ class SidedClassification:
         return {**base, "side_model": self.side_model, "side_source": self.side_source, "mrz_kind": self.mrz_kind}
 
 
-def zone_evidence(mrz_reader: ZoneReader, image: np.ndarray, model_side: str | None
-                  ) -> tuple[str | None, bool, bool]:
-    """(format, valid, format sure) of the MRZ the reader finds first on ``image``, searched as the check's
-    reader searches a photo of that side first (a front less thoroughly); (None, False, False) when none."""
-    rgb = np.asarray(image)
-    gray = rgb if rgb.ndim == 2 else cv2.cvtColor(np.ascontiguousarray(rgb[..., :3]), cv2.COLOR_RGB2GRAY)
-    read = mrz_reader.read(gray, expected=model_side not in SIDES_WITHOUT_MRZ)
+def zone_evidence(reader: ZoneFinder, image: np.ndarray, model_side: str | None) -> tuple[str | None, bool, bool]:
+    """(format, valid, format sure) of the MRZ the check's reader takes on ``image`` for a photo of that side
+    (docauth.ocr.reader.DocumentReader.find_zone: the photo, the located document, black ink; a front searched
+    less); (None, False, False) when none."""
+    _, read = reader.find_zone(np.asarray(image), side=model_side)
     if read is None or read.result is None:
         return None, False, False
     return read.result.type, bool(read.result.valid), bool(read.result.format_sure)
 
 
 def sided(classification: Classification, image: np.ndarray | None,
-          mrz_reader: ZoneReader | None = None) -> SidedClassification:
-    """One classifier answer with the side decided from it and, for a document when ``mrz_reader`` is
-    given, the zone read on ``image``."""
+          reader: ZoneFinder | None = None) -> SidedClassification:
+    """One classifier answer with the side decided from it and, for a document when ``reader`` is given, the
+    zone the check would take on ``image``."""
     document = bool(classification.is_document)
     scores = dict(classification.side_scores or {})
     model_side = classification.side if document else None
     kind, valid, sure, ms = None, False, False, None
-    if document and mrz_reader is not None and image is not None:
+    if document and reader is not None and image is not None:
         start = time.perf_counter()
-        kind, valid, sure = zone_evidence(mrz_reader, image, model_side)
+        kind, valid, sure = zone_evidence(reader, image, model_side)
         ms = (time.perf_counter() - start) * 1000.0
     decision = decide_side(SideEvidence(model_side, scores, kind, valid, sure))
     return SidedClassification(

@@ -121,9 +121,8 @@ class CapturingReader:
         self.reader = reader
         self.last = None
 
-    @property
-    def mrz_reader(self):
-        return self.reader.mrz_reader
+    def find_zone(self, image, timings=None, *, side=None):
+        return self.reader.find_zone(image, timings, side=side)
 
     def __call__(self, image, **kwargs):
         self.last = None
@@ -239,7 +238,7 @@ def evaluate(pipeline, reader: CapturingReader, cases: list[Case], *, today: dt.
 TABLE_ROWS = (
     ("document / not", "document"),
     ("side, the side model alone", "side_model"),
-    ("side, `docauth classify` (the model and the zone on the photo)", "side_classify"),
+    ("side, `docauth classify` (the model and the zone)", "side_classify"),
     ("side, the check", "side_check"),
     ("MRZ read exactly", "mrz_exact"),
     ("MRZ reported valid but wrong", "mrz_false_valid"),
