@@ -192,6 +192,19 @@ def test_a_model_that_states_a_tight_tolerance_gets_no_engine_that_moves_its_pro
     assert rows[0]["atol"] == 0.005  # models chosen together: the tightest tolerance holds
 
 
+def test_the_measuring_time_is_shared_by_the_cases_not_given_to_each():
+    # Three cases of 10 ms calls in 0.3 s: about 30 calls in all, not 30 each (the start-up tune's budget
+    # is for the whole comparison). Sleep only overshoots, so the count can only come out lower.
+    cases = {k: (lambda: time.sleep(0.01)) for k in "abc"}
+    times = tuning.measure_interleaved(cases, seconds=0.3, rounds=2, warmup=0)
+    calls = sum(len(v) for v in times.values())
+    assert 3 * 2 <= calls <= 30 + 3 * 2, calls
+    # a slow case still runs its minimum each round
+    slow = tuning.measure_interleaved({"slow": lambda: time.sleep(0.05)}, seconds=0.01, rounds=2, min_iters=2,
+                                      warmup=0)
+    assert len(slow["slow"]) == 4
+
+
 def test_real_time_ranks_by_cpu_time_so_waiting_for_the_cpu_does_not_count():
     # A candidate preempted by other processes waits without computing: the same work plus a wait (a sleep
     # stands in for the host's load) must cost the same compute time, while its wall-clock time grows.

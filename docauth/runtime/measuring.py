@@ -38,6 +38,9 @@ def measure_interleaved(cases: dict, *, seconds: float, rounds: int = 4, min_ite
                         cpu: dict | None = None) -> dict[str, list[float]]:
     """Time every case in round-robin slices; returns per-iteration wall-clock seconds per case.
 
+    ``seconds`` is the whole measurement, shared by the cases: ``rounds`` slices of each, a case's slice
+    running ``min_iters`` calls at least (a slow case may overrun its share by those calls).
+
     Other processes share these cores; measuring each case in one block would
     let a burst of their work land on one case only. Interleaving spreads it
     over all cases, and medians (not means) keep the rest out. ``cpu``, when
@@ -50,7 +53,7 @@ def measure_interleaved(cases: dict, *, seconds: float, rounds: int = 4, min_ite
     times: dict[str, list[float]] = {key: [] for key in cases}
     if cpu is not None:
         cpu.update({key: [] for key in cases})
-    slice_s = seconds / rounds
+    slice_s = seconds / (rounds * max(1, len(cases)))
     for _ in range(rounds):
         for key, step in cases.items():
             start = time.perf_counter()

@@ -62,6 +62,9 @@ DEFAULT_BATCH_SIZES = (4, 8, 16, 32)
 # pick another engine at each start-up.
 ENGINE_MARGIN = 0.1
 TUNING_INPUTS = 32
+# Calls of each candidate in each round at least, however slow: a page-sized model's median over fewer would
+# rest on one call per round.
+REALTIME_MIN_CALLS = 2
 # The start-up tune compares engines on a few inputs only: every input goes through every candidate once for
 # the accuracy check, and 32 of a page-sized model (a text detector at 640 px) take longer than the whole
 # budget, which left only the first candidate measured.
@@ -247,7 +250,8 @@ def tune(models: Iterable[str], *, models_dir=None, probe: HardwareProbe | None 
                     cases = {(key, 1): stepper(r[name][0].run, inputs[name], 1) for key, r in loaded.items()}
                     cpu: dict = {}
                     times = measure_interleaved(cases, seconds=measuring_seconds(len(cases)),
-                                                rounds=4 if budget_s is None else 2, cpu=cpu)
+                                                rounds=4 if budget_s is None else 2, cpu=cpu,
+                                                min_iters=REALTIME_MIN_CALLS)
                     for (key, b), samples in times.items():
                         spec = BackendSpec.parse(key)
                         m = Measurement(name, key, mode, b, load_s=loaded[key][name][1], **summarize(samples, b),
