@@ -47,7 +47,7 @@ def test_values_are_not_captions(text):
     ("1ENE/JAN 68", "1968-01-01"), ("01 ABR/APR 2031", "2031-04-01"), ("23.APR/APR 56", "1956-04-23"),
     ("28.06 1985", "1985-06-28"), ("28 06.1985", "1985-06-28"), ("0108-2021", "2021-08-01"),
     ("14MAR/AR87", "1987-03-14"), ("07,02.2022", "2022-02-07"), ("260CT2026", "2026-10-26"),
-    ("05 0KT/OCT 1990", "1990-10-05"), ("20JAN1990", "1990-01-20"),
+    ("05 0KT/OCT 1990", "1990-10-05"), ("20JAN1990", "1990-01-20"), ("12 AUGUST/AG0 74", "1974-08-12"),
 ])
 def test_printed_dates_in_many_formats(text, iso):
     assert parse_date(text, kind="birth", today=TODAY) == iso or parse_date(text, kind="expiry", today=TODAY) == iso
@@ -127,6 +127,15 @@ def test_a_name_of_two_words_printed_over_two_lines_is_found():
     found = find_in_print("surname", "ESPANOLA ESPANOLA", lines)
     assert (found.value, found.box) == ("ESPANOLA ESPANOLA", (330, 161, 463, 210))
     assert find_in_print("surname", "ESPANOLA CARMEN", lines) is None  # a line and a half apart: two fields
+
+
+def test_a_value_the_detector_cut_on_its_row_is_found_in_its_parts_joined():
+    lines = [_line("JAPAN", 330, 225, 436, 256), _line("1979", 637, 225, 723, 254), _line("20FEB", 497, 226, 625, 257),
+             _line("AB12", 330, 300, 400, 330), _line("34567", 410, 300, 500, 330), _line("2006", 900, 226, 990, 256)]
+    found = find_in_print("date_of_birth", "1979-02-20", lines)
+    assert (found.value, found.text, found.box) == ("1979-02-20", "20FEB 1979", (497, 225, 723, 257))
+    assert find_in_print("document_number", "AB1234567", lines).text == "AB12 34567"
+    assert find_in_print("date_of_birth", "2006-02-20", lines) is None  # a column further off is another field
 
 
 def test_a_difference_accuses_only_in_glyphs_read_surely():

@@ -21,6 +21,7 @@ from rapidfuzz.distance import Levenshtein
 from docauth.ocr.mrz import transliterate
 from docauth.ocr.printed.dates import all_dates, find_date, same_day
 from docauth.ocr.printed.labels import LabelMatch, label_field
+from docauth.ocr.printed.rows import row_runs
 
 FIELDS = ("surname", "given_names", "date_of_birth", "document_number", "expiry_date")
 DATE_KINDS = {"date_of_birth": "birth", "expiry_date": "expiry"}
@@ -439,12 +440,36 @@ def _stacked_pairs(lines: list[PrintedLine]):
                 yield upper, lower
 
 
+def joined(run: list[PrintedLine]) -> PrintedLine:
+    """The parts of one value that the detector cut apart on its row, read as one line (a space between).
+
+    >>> run = [PrintedLine("20FEB", 497, 226, 625, 257, 0.98, (0.9,) * 5), PrintedLine("1979", 637, 225, 723, 254, 1.0)]
+    >>> line = joined(run)
+    >>> line.text, line.box, line.confidence, len(line.glyph_confidences)
+    ('20FEB 1979', (497, 225, 723, 257), 0.98, 10)
+    """
+    glyphs: list[float] = []
+    for i, part in enumerate(run):
+        confidences = [c for _, c in _glyphs(part)]
+        glyphs += ([min(glyphs[-1:] + confidences[:1])] if i else []) + confidences  # the space: its neighbours
+    return PrintedLine(" ".join(part.text for part in run), min(p.x0 for p in run), min(p.y0 for p in run),
+                       max(p.x1 for p in run), max(p.y1 for p in run), min(p.confidence for p in run), tuple(glyphs))
+
+
 def find_in_print(name: str, mrz_value: str, lines: list[PrintedLine], today: date | None = None
                   ) -> FieldRead | None:
     """The line that prints the MRZ's value of ``name`` (names up to one OCR slip in five letters or more,
-    dates the same day, numbers up to OCR's digit/letter confusions), as printed."""
+    dates the same day, numbers up to OCR's digit/letter confusions), as printed; a value the detector cut in
+    parts on its row is looked for in its parts joined, after the lines as detected."""
     if not mrz_value:
         return None
+    found = _find_in_lines(name, mrz_value, lines)
+    if found is None:
+        found = _find_in_lines(name, mrz_value, [joined(run) for run in row_runs(lines)])
+    return found
+
+
+def _find_in_lines(name: str, mrz_value: str, lines: list[PrintedLine]) -> FieldRead | None:
     if name in ("surname", "given_names"):
         wanted = _name_letters(mrz_value)
         if len(wanted.replace(" ", "")) < 2:

@@ -21,6 +21,10 @@ Day first, as ICAO 9303 prints dates.
 ('1988-01-01', '1988-06-12')
 >>> parse_date("260CT2026", kind="expiry"), parse_date("07,02.2022"), parse_date("20JAN1990")
 ('2026-10-26', '2022-02-07', '1990-01-20')
+>>> parse_date("12 AUGUST/AG0 74", today=today), parse_date("12 AG0 1974"), parse_date("12 AG0 1974 10")
+('1974-08-12', '1974-08-12', '1974-08-12')
+>>> parse_date("AB0 12 03 1974"), parse_date("12 SEP/SEP0 1974")
+('1974-03-12', '1974-09-12')
 """
 
 from __future__ import annotations
@@ -87,12 +91,17 @@ def _month(word: str) -> int | None:
     return None
 
 
+def _letters_in_words(plain: str) -> str:
+    """O read as 0 inside a month name: between two letters ("N0V"), or ending a word of letters that no digit
+    follows ("AG0 74", a translation's last O)."""
+    return re.sub(r"(?<=[A-Z])0(?=[A-Z])|(?<=[A-Z]{2})0(?![\dA-Z])", "O", plain)
+
+
 def find_date(text: str, *, kind: str = "birth", today: date | None = None) -> tuple[str, tuple[int, int]] | None:
     """(ISO date, the span of ``text`` it was read from) of the first date in ``text``, or None."""
     if not text:
         return None
-    plain = _plain(text)
-    plain = re.sub(r"(?<=[A-Z])0(?=[A-Z])", "O", plain)  # N0V
+    plain = _letters_in_words(_plain(text))
     for pattern, order in _PATTERNS:
         for m in pattern.finditer(plain):
             iso = _to_iso(m, order, kind, today)
@@ -110,7 +119,7 @@ def parse_date(text: str | None, *, kind: str = "birth", today: date | None = No
 def all_dates(text: str, *, today: date | None = None) -> list[tuple[int, int, int, bool]]:
     """Every date in ``text`` as (day, month, year, the year had four digits), century unresolved for two."""
     out = []
-    plain = re.sub(r"(?<=[A-Z])0(?=[A-Z])", "O", _plain(text or ""))
+    plain = _letters_in_words(_plain(text or ""))
     for pattern, order in _PATTERNS:
         for m in pattern.finditer(plain):
             parts = _parts(m, order)

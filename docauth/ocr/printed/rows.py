@@ -1,0 +1,52 @@
+"""Lines printed on one row as one value: the detector may cut a value at a wide space ("20 FEB" and "1979").
+
+A value's parts stand side by side at one height and one size, a word space or two apart; a value printed
+beside another field's stands further off, or in a column of its own.
+
+>>> from types import SimpleNamespace as Line
+>>> day, year = Line(x0=497, y0=226, x1=625, y1=257), Line(x0=637, y0=225, x1=723, y1=254)
+>>> far, small = Line(x0=900, y0=226, x1=990, y1=257), Line(x0=640, y0=231, x1=700, y1=246)
+>>> [[(part.x0, part.x1) for part in run] for run in row_runs([year, day, far])]
+[[(497, 625), (637, 723)]]
+>>> row_runs([day, small]), row_runs([day])
+([], [])
+"""
+
+from __future__ import annotations
+
+# How far apart the parts of one value may stand, in line heights: a word space is about a third of the
+# height, a wide one (dates spaced out for legibility) a whole height; columns stand several apart.
+ROW_GAP = 1.2
+ROW_OVERLAP = -0.3  # boxes grown by the detector may overlap a little
+ROW_CENTRE = 0.35  # of the taller line's height: how far the parts' centres may stand apart vertically
+ROW_HEIGHTS = 0.7  # the smaller part's height over the larger's: one type size
+ROW_PARTS = 3  # a date cut at both its spaces
+
+
+def beside(left, right) -> bool:
+    """Does ``right`` continue ``left`` on its row, as the next part of one printed value?"""
+    h_left, h_right = left.y1 - left.y0, right.y1 - right.y0
+    h = max(h_left, h_right, 1.0)
+    if min(h_left, h_right) < ROW_HEIGHTS * h:
+        return False
+    if abs((left.y0 + left.y1) / 2 - (right.y0 + right.y1) / 2) > ROW_CENTRE * h:
+        return False
+    return ROW_OVERLAP * h <= right.x0 - left.x1 <= ROW_GAP * h
+
+
+def row_runs(lines: list) -> list[list]:
+    """Every run of two or more lines (up to ``ROW_PARTS``) that continue each other left to right on one row,
+    each line followed by its nearest continuation."""
+    ordered = sorted(lines, key=lambda line: line.x0)
+    following = {}
+    for i, left in enumerate(ordered):
+        nexts = [right for right in ordered[i + 1:] if right is not left and beside(left, right)]
+        if nexts:
+            following[id(left)] = min(nexts, key=lambda right: right.x0)
+    runs = []
+    for line in ordered:
+        run = [line]
+        while len(run) < ROW_PARTS and id(run[-1]) in following:
+            run.append(following[id(run[-1])])
+            runs.append(list(run))
+    return runs
