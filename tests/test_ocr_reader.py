@@ -514,6 +514,28 @@ def test_a_cards_front_scanned_beside_its_back_gives_the_holders_fields(reader):
     assert result.mrz.valid and not result.viz
 
 
+def test_a_cards_front_beside_its_back_gives_what_the_back_does_not_print_whatever_side_the_model_saw(reader):
+    """Both sides side by side, taken for a front by the side model: the located back is read for itself (it
+    prints the birth date over its zone, as many do), and the front beside it gives the name and number."""
+    import cv2
+
+    back = render_document("td1_back", SEED + 702)
+    front = render_document("td1_front", SEED + 703, identity=back.fields)
+    height, width = back.image.shape[:2]
+    printed_back = back.image.copy()
+    year, month, day = back.fields["date_of_birth"].split("-")
+    cv2.putText(printed_back, f"{day}.{month}.{year}", (width // 3, height // 5), cv2.FONT_HERSHEY_SIMPLEX,
+                height / 400, (20, 20, 20), max(1, height // 200), cv2.LINE_AA)
+    margin = height // 4
+    sheet = np.full((2 * margin + height, 3 * margin + 2 * width, 3), 250, np.uint8)
+    sheet[margin:margin + height, margin:margin + width] = front.image[:height, :width]
+    sheet[margin:margin + height, 2 * margin + width:2 * margin + 2 * width] = printed_back
+    result = reader(sheet, side="front")
+    assert result.mrz is not None and result.mrz.valid
+    for name in ("surname", "date_of_birth", "document_number"):
+        assert result.consistency[name]["agree"] is True, (name, result.viz)
+
+
 def _overprinted(image: np.ndarray, zone, colour=(210, 40, 170)) -> np.ndarray:
     """``image`` with coloured hatching printed over its MRZ (multiplied, as ink on ink): a SPECIMEN stamp's
     strokes welding the glyphs together in luminance."""

@@ -21,6 +21,7 @@ import numpy as np
 
 from docauth.errors import InvalidImage, ModelError
 from docauth.ocr import locate, outline
+from docauth.ocr.other_side import merged, missing_zone_values, read_other_side
 from docauth.ocr.mrz.confirm import confirm_in_print
 from docauth.ocr.mrz.finder import LINE_H, LINE_W
 from docauth.ocr.mrz.line_model import LABELS, MODEL_NAME
@@ -30,7 +31,7 @@ from docauth.ocr.orient import card_outline_landscape, levelled, orient_by_text
 from docauth.ocr.printed import PrintedRead, PrintedReader
 from docauth.ocr.printed.assign import surely_differs
 from docauth.ocr.printed.compare import compare_field, printed_name_words, printed_number_texts
-from docauth.ocr.printed.detection import DETECTOR_MODEL, TextDetector
+from docauth.ocr.printed.detection import DETECTOR_MODEL
 from docauth.ocr.tesseract import tesseract_engine
 from docauth.ocr.zone_geometry import (BOOKLET_TYPES, at_bottom_edge, checked_against_zone, data_page, zone_agreement,
                                        zone_top)
@@ -64,17 +65,6 @@ READ_IN_PLACE_LINES = 6
 READ_IN_PLACE_CONFIDENCE = 0.85
 # The long side the whole photo is read at then: a card in part of the frame keeps legible print at this size.
 WHOLE_FRAME_READ_SIDE = 1400
-# A place beside a card's back that holds this many lines of text or more is its front (a card prints about ten
-# lines on its front; a desk or a hand beside a back, few).
-OTHER_SIDE_MIN_LINES = 6
-# What a card prints about its holder on its front only (its back may print the number and expiry too).
-HOLDER_FIELDS = frozenset({"surname", "given_names", "date_of_birth"})
-OTHER_SIDE_INSIDE = 0.8  # of the place beside the back that must lie in the photo to be looked at
-OTHER_SIDE_SLACK = 0.15  # of the back's size, around the place beside it
-OTHER_SIDE_PLACES = 2  # places looked at, those most inside the photo first
-# A place's lines are counted at this size (a quarter of a page's detection): a front's values are still
-# lines there, and a back beside clutter pays little for the look.
-OTHER_SIDE_DETECT_SIDE = 320
 OUTLINE_MODEL = outline.MODEL_NAME
 SAME_CORNERS_PX = 4.0  # two located outlines this close are the same
 # Long side of the located document when its MRZ is read again on it (a TD3 line then spans ~600 px).
@@ -300,47 +290,21 @@ class DocumentReader:
                     printed = PrintedRead(self.printed.postprocess(printed.lines, _zone_fields(mrz), None),
                                           printed.lines, printed.timings_ms)
         if (self.printed is not None and view.found and _prints_nothing_more(mrz, None, upright.shape)
-                and (printed is None or not HOLDER_FIELDS & set(printed.fields))):
+                and missing_zone_values(printed, _zone_fields(mrz))):
+            # A card's back located on a sheet that may show its front too: the front prints what was not found.
             t = time.perf_counter()
-            rest = self._read_rest_of_sheet(image, view, mrz)
-            if rest is not None and printed is None:
-                printed = rest
-            elif rest is not None:  # the back's own reads (its number, its expiry) stand; the front adds the rest
-                printed = PrintedRead({**rest.fields, **printed.fields}, printed.lines + rest.lines, printed.timings_ms)
+            zone = _zone_fields(mrz)
+            rest = read_other_side(self.printed, _as_rgb(image), view.corners, view.rotation, zone)
+            if rest is not None:
+                if printed is None and missing_zone_values(rest, zone):
+                    # Both sides on one sheet: the back, not read for itself, may print what the front does not
+                    # (a birth date over the zone).
+                    printed = self.printed(upright, mrz_top=_mrz_top(mrz), mrz_fields=zone, zone_values_only=True)
+                printed = merged(printed, rest)
             timings["viz_rest_of_sheet_ms"] = (time.perf_counter() - t) * 1000
         result = self.postprocess(view, mrz, printed, timings)
         result.timings_ms["total_ms"] = (time.perf_counter() - t0) * 1000
         return result
-
-    def _read_rest_of_sheet(self, image: np.ndarray, view: DocumentView, mrz: MRZResult) -> PrintedRead | None:
-        """The printed fields of a card whose back was located on a sheet that shows its front too (both
-        sides scanned or photographed together): the front lies beside the back, a card's size away above,
-        below, left or right. Each such place inside the photo that holds a card's lines of text is read,
-        turned as the back is, for the zone's values; None when there is none (a back alone)."""
-        rgb = _as_rgb(image)
-        height, width = rgb.shape[:2]
-        corners = np.asarray(view.corners, dtype=np.float32)
-        (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
-        w, h = x1 - x0, y1 - y0
-        places = []
-        for dx, dy in ((0, -1), (0, 1), (-1, 0), (1, 0)):
-            px0, py0 = x0 + dx * w, y0 + dy * h
-            inside = (max(0.0, min(px0 + w, width) - max(px0, 0)) * max(0.0, min(py0 + h, height) - max(py0, 0))
-                      / (w * h))
-            if inside >= OTHER_SIDE_INSIDE:
-                # read a little larger than the back: the two sides lie apart by a gap, and not quite in line
-                sx, sy = OTHER_SIDE_SLACK * w, OTHER_SIDE_SLACK * h
-                places.append((inside, (int(max(px0 - sx, 0)), int(max(py0 - sy, 0)), int(min(px0 + w + sx, width)),
-                                        int(min(py0 + h + sy, height)))))
-        glance = TextDetector(self.printed.detector.model, side=OTHER_SIDE_DETECT_SIDE)
-        for _, (cx0, cy0, cx1, cy1) in sorted(places, reverse=True)[:OTHER_SIDE_PLACES]:
-            place = rgb[cy0:cy1, cx0:cx1].copy()
-            # The back itself is blanked out: its zone prints the very values looked for, and is no print.
-            cv2.fillConvexPoly(place, np.round(corners - [cx0, cy0]).astype(np.int32), (255, 255, 255))
-            if len(glance(place)) >= OTHER_SIDE_MIN_LINES:
-                return self.printed(locate.rotate_quarter(place, view.rotation), mrz_fields=_zone_fields(mrz),
-                                    zone_values_only=True)
-        return None
 
     def _read_again(self, image: np.ndarray, view: DocumentView, printed: PrintedRead
                     ) -> Iterator[tuple[DocumentView, PrintedRead]]:
