@@ -76,6 +76,8 @@ train = lazy_group(
         "classifiers": ("docauth.training.classifiers.cli:train_classifiers", "Train the document and side classifiers."),
         "mrz": ("docauth.training.ocr_cli:train_mrz", "Train the MRZ line recogniser."),
         "outline": ("docauth.training.ocr_cli:train_outline", "Train the document outline (localisation) model."),
+        "face-embedder": ("docauth.training.face_model:convert_face_embedder",
+                          "Convert dlib's face descriptor network to ONNX (same encodings)."),
     },
 )
 evaluate = lazy_group(

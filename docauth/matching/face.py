@@ -1,4 +1,5 @@
-"""Face detection, encoding and 1:1 verification (dlib through face_recognition).
+"""Face detection, encoding and 1:1 verification (dlib through face_recognition; the descriptor network on the
+runtime layer, :mod:`docauth.matching.face_embedder`).
 
 A tiny API of plain functions in the style of ``face_recognition``: numpy arrays
 in, numpy arrays and tuples out; dlib types never cross this module's boundary.
@@ -29,6 +30,7 @@ import numpy as np
 from docauth.config import DEFAULT_FACE_THRESHOLD
 from docauth.errors import InputError, InvalidImage
 from docauth.face_encoding import ENCODING_SIZE
+from docauth.matching import face_embedder
 
 
 #: Long side (px) of the copy the HOG detector runs on.
@@ -118,14 +120,20 @@ def face_locations(image: np.ndarray, upsample: int = 0, long_side: int = DETECT
 
 
 def face_encodings(image: np.ndarray, locations: list[Box] | None = None, num_jitters: int = 1) -> list[np.ndarray]:
-    """128-d float64 encodings, one per box (detected when ``locations`` is None)."""
+    """128-d float64 encodings, one per box (detected when ``locations`` is None): the values of
+    ``face_recognition.face_encodings(image, locations, num_jitters, model="small")``."""
     image = _check_image(image)
     if locations is None:
         locations = face_locations(image)
     if not locations:
         return []
-    raw = load_dlib().face_encodings(image, known_face_locations=list(locations), num_jitters=num_jitters, model="small")
-    return [np.asarray(e, dtype=np.float64) for e in raw]
+    fr = load_dlib()
+    if num_jitters != 1:
+        # Jittered encodings average randomly perturbed chips, which only dlib's own path draws.
+        raw = fr.face_encodings(image, known_face_locations=list(locations), num_jitters=num_jitters, model="small")
+        return [np.asarray(e, dtype=np.float64) for e in raw]
+    chips = face_embedder.face_chips(fr.api.dlib, fr.api.pose_predictor_5_point, image, locations)
+    return list(face_embedder.encode_chips(chips))
 
 
 @dataclass(frozen=True)

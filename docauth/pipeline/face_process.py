@@ -1,8 +1,8 @@
 """The face stage in a child process, for realtime checks.
 
-Why a process: dlib's face encoder (the shape predictor and ResNet behind
-``face_recognition.face_encodings``) holds Python's GIL for its whole call, so
-in a thread it stalls OCR beside it. In a child process the portrait search and
+Why a process: dlib's HOG detector and shape predictor hold Python's GIL for
+their whole call, so in a thread they stall OCR beside it (the descriptor
+network runs on the runtime layer, which releases it). In a child process the portrait search and
 OCR run truly side by side (the measurements are in docs/benchmarks.md).
 
 The child is a fresh interpreter (``python -m docauth.pipeline.face_child``),

@@ -1,5 +1,5 @@
-"""The face stage in process: the document portrait's encoding (dlib through
-:mod:`docauth.matching.face`) and its distances to enrolled templates."""
+"""The face stage in process: the document portrait's encoding (dlib's detector and landmarks, the descriptor
+model on the runtime layer, through :mod:`docauth.matching.face`) and its distances to enrolled templates."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import threading
 
 import numpy as np
 
-from docauth.matching import face
+from docauth.matching import face, face_embedder
 
-# dlib's detector and encoder (through face_recognition's module-level models) are not thread-safe: two
-# threads in them at once crash the process (SIGSEGV). Every call goes through this. The encoder also holds
-# the GIL for its whole call, which stalls every other thread (see docauth.pipeline.face_process).
+# dlib's detector and landmark predictor (through face_recognition's module-level models) are not thread-safe:
+# two threads in them at once crash the process (SIGSEGV). Every call goes through this. dlib also holds the
+# GIL for its whole call, which stalls every other thread (see docauth.pipeline.face_process).
 _DLIB_LOCK = threading.Lock()
 
 
@@ -45,6 +45,7 @@ class FaceStage:
     def load(cls, settings=None) -> "FaceStage":
         stage = cls(face.encode_face, face.face_distance, face.face_locations, face.face_encodings)
         face.load_dlib()  # dlib and its model files now, not on the first request
+        face_embedder.load_embedder(settings)  # likewise the descriptor model (its engine choice included)
         return stage
 
     def encode(self, image: np.ndarray, *, upsampled: bool = True, large: bool = True, region=None

@@ -1,0 +1,146 @@
+"""The face descriptor on the runtime layer gives dlib's encodings: real dlib (``face_recognition``) against the
+shipped ``models/face_embedder.onnx`` on every engine here, on real face chips and document portraits."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from docauth.config import shared_data_dir
+from docauth.errors import DocauthError
+from docauth.matching import face, face_embedder
+from docauth.runtime import load_model, load_metadata
+from docauth.runtime.tolerance import tolerance_of
+from docauth.training.face_threshold import id_portrait, rectify
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+FACES = shared_data_dir() / "faces" if shared_data_dir() else None
+ENGINES = ["onnxruntime", "openvino"]
+
+
+def _dlib_encodings(image, boxes) -> np.ndarray:
+    fr = face.load_dlib()
+    return np.array(fr.face_encodings(image, known_face_locations=list(boxes), num_jitters=1, model="small"))
+
+
+def _chips(image, boxes) -> np.ndarray:
+    fr = face.load_dlib()
+    return face_embedder.face_chips(fr.api.dlib, fr.api.pose_predictor_5_point, image, boxes)
+
+
+@pytest.fixture(scope="module")
+def tolerance() -> float:
+    return tolerance_of(load_metadata("face_embedder", MODELS))["max_abs_diff"]
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def engine(request):
+    try:
+        model = load_model("face_embedder", models_dir=MODELS, backend=request.param, mode="realtime")
+    except DocauthError as exc:  # an engine this machine lacks is skipped, named
+        pytest.skip(f"{request.param} cannot load here: {exc}")
+    yield model
+    model.close()
+
+
+@pytest.fixture(scope="module")
+def astronaut():
+    import skimage.data
+
+    return np.ascontiguousarray(skimage.data.astronaut()[..., :3])
+
+
+@pytest.fixture(scope="module")
+def cases(astronaut):
+    """[(name, image, boxes)]: the astronaut, two generated document portraits of her, and every labelled real
+    photo in ../shared/data/faces when it is there."""
+    out = [("astronaut", astronaut, face.face_locations(astronaut))]
+    synth = pytest.importorskip("docauth.synth", reason="the synthetic document generator is not available")
+    box = out[0][2][0]
+    for seed, (kind, style) in enumerate((("td1_front", "phone"), ("td3_open", "scan")), start=11):
+        rng = np.random.default_rng(seed)
+        doc = synth.render_document(kind, rng, portrait=id_portrait(astronaut, box))
+        captured, corners = synth.capture(doc.image, rng, style=style)
+        corners = np.asarray(corners, dtype=np.float64)
+        width = int(np.linalg.norm(corners[1] - corners[0]))
+        flat = rectify(captured, corners, (width, int(width * doc.image.shape[0] / doc.image.shape[1])))
+        boxes = face.face_locations(flat, upsample=1)
+        if boxes:
+            out.append((f"{kind}-{style}", np.ascontiguousarray(flat), boxes[:1]))
+    if FACES is not None and (FACES / "labels.csv").is_file():
+        from docauth.imageio import load_image
+
+        with open(FACES / "labels.csv", newline="") as fh:
+            for row in csv.DictReader(fh):
+                image = face._check_image(load_image(FACES / row["file"]))
+                boxes = face.face_locations(image) or face.face_locations(image, upsample=1)
+                if boxes:
+                    out.append((row["file"], image, boxes))
+    assert len(out) >= 2, "no document portrait was found again"
+    return out
+
+
+@pytest.fixture(scope="module")
+def dlib_reference(cases):
+    return {name: _dlib_encodings(image, boxes) for name, image, boxes in cases}
+
+
+def test_the_model_states_a_tolerance_within_dlibs_float_noise(tolerance):
+    assert tolerance <= 1e-4
+
+
+def test_every_engine_gives_dlibs_encodings_on_real_and_document_faces(engine, cases, dlib_reference, tolerance):
+    worst = 0.0
+    for name, image, boxes in cases:
+        got = np.asarray(engine.predict(_chips(image, boxes).astype(np.float32)), dtype=np.float64)
+        diff = float(np.abs(got - dlib_reference[name]).max())
+        assert diff <= tolerance, f"{engine.spec}: {name} differs from dlib by {diff:.2e}"
+        worst = max(worst, diff)
+    assert worst > 0.0 or len(cases) < 2  # the comparison ran on real numbers, not on a copy of dlib's output
+
+
+def test_face_encodings_is_dlibs_with_the_boxes_given(cases, dlib_reference, tolerance):
+    for name, image, boxes in cases[:3]:
+        got = np.array(face.face_encodings(image, boxes))
+        assert got.shape == (len(boxes), 128) and got.dtype == np.float64
+        assert np.abs(got - dlib_reference[name]).max() <= tolerance, name
+
+
+def test_a_batch_of_chips_encodes_as_each_chip_alone(cases):
+    name, image, boxes = next(c for c in cases if len(c[2]) > 1) if any(len(c[2]) > 1 for c in cases) else (
+        cases[0][0], cases[0][1], cases[0][2] * 2)
+    chips = _chips(image, boxes)
+    together = face_embedder.encode_chips(chips)
+    alone = np.concatenate([face_embedder.encode_chips(chips[i:i + 1]) for i in range(len(chips))])
+    assert np.abs(together - alone).max() <= 1e-5
+
+
+def test_jittered_encodings_still_come_from_dlib(astronaut):
+    boxes = face.face_locations(astronaut)
+    (plain,) = face.face_encodings(astronaut, boxes)
+    (jittered,) = face.face_encodings(astronaut, boxes, num_jitters=2)
+    assert 0.0 < face.face_distance(plain, jittered) < 0.2  # random perturbations: near, never equal
+
+
+def test_the_shipped_model_is_what_the_converter_writes_from_dlibs_file(tmp_path):
+    from docauth.training import face_model
+
+    built = face_model.build(face_model.dlib_model_file(), tmp_path)
+    assert built.read_bytes() == (MODELS / "face_embedder.onnx").read_bytes()
+
+
+def test_the_converter_refuses_a_file_that_is_not_the_network(tmp_path):
+    from docauth.training import face_model
+
+    source = face_model.dlib_model_file().read_bytes()
+    truncated = tmp_path / "truncated.dat"
+    truncated.write_bytes(source[: len(source) // 2])
+    with pytest.raises(face_model.DlibFormatError):
+        face_model.read_dlib_network(truncated)
+    extended = tmp_path / "extended.dat"
+    extended.write_bytes(source + b"\x01\x00")
+    with pytest.raises(face_model.DlibFormatError, match="bytes left"):
+        face_model.read_dlib_network(extended)
