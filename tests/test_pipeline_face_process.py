@@ -141,3 +141,13 @@ def test_a_pipeline_that_fails_to_load_leaves_no_face_process(tmp_path):
     with pytest.raises(DocauthError):
         Pipeline.load(settings)  # no models there: the classifier cannot load, after the face processes started
     assert _face_children() - before == set()
+
+
+def test_a_child_without_its_descriptor_model_raises_the_model_error_here(tmp_path, monkeypatch, capfd):
+    from docauth.errors import ModelError
+    from docauth.pipeline.face_process import FaceProcessStage
+
+    monkeypatch.setenv("DOCAUTH_MODELS_DIR", str(tmp_path))  # the child reads its settings from the environment
+    with pytest.raises(ModelError, match="face_embedder"):
+        FaceProcessStage.load(children=1)
+    assert "Traceback" not in capfd.readouterr().err

@@ -69,6 +69,15 @@ def _receive(stream):
     return pickle.loads(data)
 
 
+def _error_reply(exc: DocauthError) -> tuple:
+    return ("error", type(exc).__name__, exc.code, exc.message, exc.details)
+
+
+def _raise_reply(reply: tuple):
+    _tag, kind, code, message, details = reply
+    raise _ERRORS.get(kind, DocauthError)(message, code=code, details=details)
+
+
 # -- the child -------------------------------------------------------------------------------------
 def _exit_with_parent(parent_pid: int) -> None:
     # A SIGKILLed parent (a gunicorn worker killed mid-request) cannot stop its child: go with it.
@@ -85,10 +94,16 @@ def serve(parent_pid: int, requests=None, replies=None) -> None:
         os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     requests = requests or sys.stdin.buffer
     threading.Thread(target=_exit_with_parent, args=(parent_pid,), daemon=True, name="docauth-face-watchdog").start()
-    stage = FaceStage.load()
     try:
-        _send(replies, ("ready",))
+        stage = FaceStage.load()
+        greeting = ("ready",)
+    except DocauthError as exc:  # a missing or corrupt model file: the parent raises it, no traceback here
+        stage, greeting = None, _error_reply(exc)
+    try:
+        _send(replies, greeting)
     except BrokenPipeError:  # the parent stopped us while dlib loaded (its own start failed): nothing to say
+        return
+    if stage is None:
         return
     while True:
         try:
@@ -103,7 +118,7 @@ def serve(parent_pid: int, requests=None, replies=None) -> None:
             else:
                 reply = ("ok", stage.encode_enrolment(image))
         except DocauthError as exc:  # input errors cross back as data, with their code
-            reply = ("error", type(exc).__name__, exc.code, exc.message, exc.details)
+            reply = _error_reply(exc)
         try:
             _send(replies, reply)
         except BrokenPipeError:  # the parent went away mid-call
@@ -145,6 +160,8 @@ class _Child:
                               code="face_process_failed") from exc
         if greeting != ("ready",):
             self.stop()
+            if isinstance(greeting, tuple) and greeting[:1] == ("error",):
+                _raise_reply(greeting)  # the child could not load a model: the same error here
             raise Unavailable(f"the face process answered {greeting!r} at start", code="face_process_failed")
         self.greeted = True
 
@@ -214,8 +231,7 @@ class FaceProcessStage:
         finally:
             self._idle.put(child)
         if reply[0] == "error":
-            _tag, kind, code, message, details = reply
-            raise _ERRORS.get(kind, DocauthError)(message, code=code, details=details)
+            _raise_reply(reply)
         return reply[1]
 
     def encode(self, image: np.ndarray, *, upsampled: bool = True, large: bool = True, region=None):
