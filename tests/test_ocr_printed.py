@@ -48,6 +48,7 @@ def test_values_are_not_captions(text):
     ("28.06 1985", "1985-06-28"), ("28 06.1985", "1985-06-28"), ("0108-2021", "2021-08-01"),
     ("14MAR/AR87", "1987-03-14"), ("07,02.2022", "2022-02-07"), ("260CT2026", "2026-10-26"),
     ("05 0KT/OCT 1990", "1990-10-05"), ("20JAN1990", "1990-01-20"), ("12 AUGUST/AG0 74", "1974-08-12"),
+    ("01JAN7JAN 85", "1985-01-01"), ("14 JAN JAN 13", "2013-01-14"),
 ])
 def test_printed_dates_in_many_formats(text, iso):
     assert parse_date(text, kind="birth", today=TODAY) == iso or parse_date(text, kind="expiry", today=TODAY) == iso
@@ -127,6 +128,15 @@ def test_a_name_of_two_words_printed_over_two_lines_is_found():
     found = find_in_print("surname", "ESPANOLA ESPANOLA", lines)
     assert (found.value, found.box) == ("ESPANOLA ESPANOLA", (330, 161, 463, 210))
     assert find_in_print("surname", "ESPANOLA CARMEN", lines) is None  # a line and a half apart: two fields
+
+
+def test_names_the_recogniser_glued_on_one_line_are_found_at_its_start_or_end():
+    lines = [_line("ERIKSSONANNAMARIA", 394, 305, 691, 329), _line("ALIHAMADABDULLAHALKAABI", 338, 237, 785, 265)]
+    assert find_in_print("surname", "ERIKSSON", lines).value == "ERIKSSON"
+    assert find_in_print("given_names", "ANNA MARIA", lines).value == "ANNA MARIA"
+    assert find_in_print("surname", "AL KAABI", lines).value == "AL KAABI"
+    assert find_in_print("surname", "HAMAD", lines) is None  # inside the word: any letters may spell it
+    assert find_in_print("surname", "ALI", lines) is None  # too short to be told from chance
 
 
 def test_a_value_the_detector_cut_on_its_row_is_found_in_its_parts_joined():

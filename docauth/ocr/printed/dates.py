@@ -25,6 +25,8 @@ Day first, as ICAO 9303 prints dates.
 ('1974-08-12', '1974-08-12', '1974-08-12')
 >>> parse_date("AB0 12 03 1974"), parse_date("12 SEP/SEP0 1974")
 ('1974-03-12', '1974-09-12')
+>>> parse_date("01JAN7JAN 85", today=today), parse_date("14 JAN JAN 13", today=today), parse_date("12 MAY LONDON 82")
+('1985-01-01', '2013-01-14', None)
 """
 
 from __future__ import annotations
@@ -63,8 +65,11 @@ _NUMERIC_SPACED = re.compile(r"(?<!\d)(\d{1,2})(?: |\s*[./\-]\s*)(\d{1,2})(?: |\
 # digits alone, or with what is left of their separators ("0108-2021").
 _NUMERIC_GLUED = re.compile(r"(?<![\d.\-/])(\d{2})[ ./\-]?(\d{2})[ ./\-]?(\d{4})(?![\d.\-/])")
 _ISO = re.compile(r"(?<!\d)(\d{4})\s*[./\-]\s*(\d{1,2})\s*[./\-]\s*(\d{1,2})(?!\d)")
-# The month in several languages ("MAR/MAR"): a translation after the first may have lost a letter ("MAR/AR").
-_NAMED = re.compile(r"(?<![0-9])(\d{1,2})\s*[.,]?\s*([A-Z]{3,9}(?:\s*[/|.,]\s*[A-Z]{2,9})*)\s*[.,/]?\s*(\d{4}|\d{2})(?!\d)")
+# The month in several languages ("MAR/MAR"): a translation after the first may have lost a letter ("MAR/AR"),
+# or its slash, when a space is left between two month names ("JAN JAN").
+_MONTH_NAME = "|".join(sorted(MONTHS, key=len, reverse=True))
+_NAMED = re.compile(r"(?<![0-9])(\d{1,2})\s*[.,]?\s*([A-Z]{3,9}(?:\s*[/|.,]\s*[A-Z]{2,9}|\s+(?:%s)\b)*)"
+                    r"\s*[.,/]?\s*(\d{4}|\d{2})(?!\d)" % _MONTH_NAME)
 
 _PATTERNS = ((_ISO, "ymd"), (_NUMERIC, "dmy"), (_NAMED, "dMy"), (_NUMERIC_SPACED, "dmy"), (_NUMERIC_GLUED, "dmy"))
 
@@ -93,8 +98,10 @@ def _month(word: str) -> int | None:
 
 def _letters_in_words(plain: str) -> str:
     """O read as 0 inside a month name: between two letters ("N0V"), or ending a word of letters that no digit
-    follows ("AG0 74", a translation's last O)."""
-    return re.sub(r"(?<=[A-Z])0(?=[A-Z])|(?<=[A-Z]{2})0(?![\dA-Z])", "O", plain)
+    follows ("AG0 74", a translation's last O); and the slash between two month names read as a 7 or a 1
+    ("JAN7JAN"), which would otherwise be taken for a day."""
+    plain = re.sub(r"(?<=[A-Z])0(?=[A-Z])|(?<=[A-Z]{2})0(?![\dA-Z])", "O", plain)
+    return re.sub(r"(?<=[A-Z]{3})[71](?=[A-Z]{2})", "/", plain)
 
 
 def find_date(text: str, *, kind: str = "birth", today: date | None = None) -> tuple[str, tuple[int, int]] | None:
