@@ -130,6 +130,15 @@ def test_a_name_of_two_words_printed_over_two_lines_is_found():
     assert find_in_print("surname", "ESPANOLA CARMEN", lines) is None  # a line and a half apart: two fields
 
 
+def test_a_date_the_detector_cut_on_its_row_is_its_captions_value_in_its_parts_joined():
+    lines = with_labels([_line("Date of birth", 330, 190, 520, 215), _line("20FEB", 330, 226, 458, 257),
+                         _line("1979", 470, 225, 556, 254), _line("Date of expiry", 330, 300, 530, 325),
+                         _line("20 MAR 2016", 330, 336, 560, 368)])
+    fields = assign_by_captions(lines, TODAY)
+    assert (fields["date_of_birth"].value, fields["date_of_birth"].text) == ("1979-02-20", "20FEB 1979")
+    assert fields["expiry_date"].value == "2016-03-20"
+
+
 def test_names_the_recogniser_glued_on_one_line_are_found_at_its_start_or_end():
     lines = [_line("ERIKSSONANNAMARIA", 394, 305, 691, 329), _line("ALIHAMADABDULLAHALKAABI", 338, 237, 785, 265)]
     assert find_in_print("surname", "ERIKSSON", lines).value == "ERIKSSON"

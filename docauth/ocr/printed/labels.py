@@ -162,8 +162,13 @@ def _caption_punctuation(text: str) -> bool:
 
 def _value_after(text: str, field: str | None) -> str:
     """The value printed on the caption's own line ("Surname IVANOVA", "Date of birth 01.08.1995"): the words
-    after the longest run of words that is a caption by itself, when they are no caption."""
-    words = text.split()
+    after the longest run of words that is a caption by itself, when they are no caption. A value's first digit
+    glued to the caption's last letter ("Dateof Birth21/08/71") starts a word of its own.
+
+    >>> _value_after("Dateof Birth21/08/71", "date_of_birth"), _value_after("Date of expiry04/12/04", "expiry_date")
+    ('21/08/71', '04/12/04')
+    """
+    words = re.sub(r"(?<=[^\W\d_])(?=\d)", " ", text).split()
     for cut in range(len(words) - 1, 0, -1):
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
         if not re.search(r"[A-Za-z0-9]", tail) or _is_caption_alone(tail):
