@@ -206,9 +206,11 @@ def _make_line(boxes: np.ndarray) -> TextLine:
                     x1=float((boxes[:, 0] + boxes[:, 2]).max()), slope=float(slope), intercept=float(intercept))
 
 
-def find_text_lines(gray: np.ndarray, open_thin: bool = False) -> list[TextLine]:
+def find_text_lines(gray: np.ndarray, open_thin: bool = False, binary: np.ndarray | None = None) -> list[TextLine]:
+    """``binary``: ``_binarise(gray)`` when the caller has it already (the search with hair-lines cut after
+    the one without binarises the same image)."""
     h, w = gray.shape
-    binary = _binarise(gray)
+    binary = _binarise(gray) if binary is None else binary
     if open_thin:
         # Hair-line guilloche crossing the glyphs welds them into one huge component: cut it off.
         binary = cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
@@ -239,14 +241,16 @@ def find_mrz_candidates(gray: np.ndarray, max_side: int = 1400, limit: int = 3,
         gray = cv2.resize(gray, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
     if open_thin is not None:
         return _candidates(gray, scale, limit, open_thin=open_thin)
-    out = _candidates(gray, scale, limit, open_thin=False)
+    binary = _binarise(gray)
+    out = _candidates(gray, scale, limit, open_thin=False, binary=binary)
     if not out:
-        out = _candidates(gray, scale, limit, open_thin=True)
+        out = _candidates(gray, scale, limit, open_thin=True, binary=binary)
     return out
 
 
-def _candidates(gray: np.ndarray, scale: float, limit: int, open_thin: bool) -> list[MRZBlock]:
-    lines = [ln for ln in find_text_lines(gray, open_thin=open_thin) if _is_mrz_line(ln)]
+def _candidates(gray: np.ndarray, scale: float, limit: int, open_thin: bool,
+                binary: np.ndarray | None = None) -> list[MRZBlock]:
+    lines = [ln for ln in find_text_lines(gray, open_thin=open_thin, binary=binary) if _is_mrz_line(ln)]
     lines.sort(key=lambda ln: ln.intercept + ln.slope * (ln.x0 + ln.x1) / 2)
     scored = []
     for i in range(len(lines)):
@@ -433,21 +437,33 @@ def _invert_affine(m: np.ndarray) -> np.ndarray:
     return np.linalg.inv(full)[:2]
 
 
-def text_angle(gray: np.ndarray, max_side: int = 1000) -> float | None:
+GLYPH_MAP_SIDE = 1000  # long side the text direction is measured at
+
+
+def glyph_map(gray: np.ndarray, max_side: int = GLYPH_MAP_SIDE) -> np.ndarray:
+    """The image at most ``max_side`` on its long side, binarised: what :func:`text_angle` and
+    :func:`welded_text_angle` measure the text direction on (made once when a search asks for both)."""
+    h, w = gray.shape
+    s = min(1.0, max_side / max(h, w))
+    if s < 1:
+        gray = cv2.resize(gray, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+    return _binarise(gray)
+
+
+def text_angle(gray: np.ndarray, max_side: int = GLYPH_MAP_SIDE, *, glyphs: np.ndarray | None = None
+               ) -> float | None:
     """Direction of the text lines in degrees, in [-90, 90), or None when there is too little text.
 
     Each glyph's nearest glyph-sized neighbours lie along its line (the pitch is
     shorter than the line spacing, in an MRZ and in printed fields alike), so the
     histogram of neighbour directions peaks at the text direction, whatever the
-    rotation. ``rotate_degrees(gray, angle)`` then levels the text.
+    rotation. ``rotate_degrees(gray, angle)`` then levels the text. ``glyphs``: ``glyph_map(gray, max_side)``
+    when the caller has it already.
     """
     from scipy.spatial import cKDTree  # deferred: scipy takes about a second to import, only the search needs it
 
-    h, w = gray.shape
-    s = min(1.0, max_side / max(h, w))
-    if s < 1:
-        gray = cv2.resize(gray, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
-    boxes = _components(_binarise(gray), min_h=5, max_h=max(8, min(gray.shape) // 6))
+    binary = glyph_map(gray, max_side) if glyphs is None else glyphs
+    boxes = _components(binary, min_h=5, max_h=max(8, min(binary.shape) // 6))
     # Single glyphs only: a merged word's nearest neighbour is the line above, not the next word.
     elongation = np.maximum(boxes[:, 2], boxes[:, 3]) / np.maximum(1.0, np.minimum(boxes[:, 2], boxes[:, 3]))
     boxes = boxes[elongation <= 2.2]
@@ -472,18 +488,17 @@ def text_angle(gray: np.ndarray, max_side: int = 1000) -> float | None:
     return _histogram_peak(angles, weights, min_peak=6.0)
 
 
-def welded_text_angle(gray: np.ndarray, max_side: int = 1000) -> float | None:
+def welded_text_angle(gray: np.ndarray, max_side: int = GLYPH_MAP_SIDE, *, glyphs: np.ndarray | None = None
+                      ) -> float | None:
     """Direction of the text lines in degrees, in [-90, 90), from text whose glyphs have run together.
 
     Under motion blur or heavy defocus a line's glyphs weld into a few long blobs, and
     :func:`text_angle`, which needs single glyphs, follows other text or sees none. Each
-    elongated component's own axis (second moments) runs along its line instead.
+    elongated component's own axis (second moments) runs along its line instead. ``glyphs``:
+    ``glyph_map(gray, max_side)`` when the caller has it already.
     """
-    h, w = gray.shape
-    s = min(1.0, max_side / max(h, w))
-    if s < 1:
-        gray = cv2.resize(gray, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
-    n, labels, stats, _c = cv2.connectedComponentsWithStats(_binarise(gray), connectivity=8)
+    binary = glyph_map(gray, max_side) if glyphs is None else glyphs
+    n, labels, stats, _c = cv2.connectedComponentsWithStats(binary, connectivity=8)
     ys, xs = np.nonzero(labels)
     of = labels[ys, xs]
     area = np.maximum(stats[:, 4], 1).astype(np.float64)

@@ -11,7 +11,7 @@ import numpy as np
 
 from docauth.ocr.mrz.countries import is_known_code
 from docauth.ocr.mrz.finder import (LINE_LENGTHS, FoundMRZ, angle_apart, cut_strip, find_mrz_at, find_mrz_levelled,
-                                    text_angle, welded_text_angle)
+                                    glyph_map, text_angle, welded_text_angle)
 from docauth.ocr.mrz.line_model import decode_line, vote_lines
 from docauth.ocr.mrz.parse import MRZResult, checks_pass, parse_mrz
 
@@ -67,7 +67,8 @@ class MRZReader:
 
     def _read_gray(self, gray: np.ndarray, *, expected: bool) -> MRZRead | None:
         gray, zoom = _reading_scale(gray)
-        angle = text_angle(gray)
+        glyphs = glyph_map(gray)  # both direction measures below work on it
+        angle = text_angle(gray, glyphs=glyphs)
         best: MRZRead | None = None
         # Second pass only when the first read nothing valid: with hair-lines cut, an MRZ printed over
         # guilloche comes apart into its lines (it costs a second line search, so not by default).
@@ -79,7 +80,7 @@ class MRZReader:
         if expected and (best is None or not best.result.valid):
             # Glyphs welded into runs (motion blur) leave too few single glyphs to tell the direction of the
             # text, or it follows other text (a typed page beside the document): the runs' own axes tell it.
-            welded = welded_text_angle(gray)
+            welded = welded_text_angle(gray, glyphs=glyphs)
             tried = [angle] if angle is not None else [0.0, 90.0]
             # Runs of glyphs are long: a tilt the glyph chaining shrugs off (4 degrees) lifts a run's end by
             # more than its height, so a closer direction is searched again.
