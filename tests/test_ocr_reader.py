@@ -566,3 +566,21 @@ def test_a_zone_under_a_coloured_overprint_is_read_in_black_ink(mrz_reader, cate
     assert in_luminance is None or not in_luminance.result.valid  # the hatching welds the glyphs
     read = mrz_reader.mrz_reader.read(image)
     assert read is not None and read.result.valid and read.result.lines == sample.label["mrz"]
+
+
+def test_a_front_in_no_cards_proportions_is_searched_for_a_zone_only_where_one_may_be(reader):
+    """A "front" located in other proportions than a card's may be a passport page or a card's back taken for a
+    front: its document is searched for a zone when the photo showed lines shaped like one, or when it is too
+    small in the photo for that search (``_small_for_search``'s doctest); a large front whose photo showed no such
+    lines is read for its print alone."""
+    from pipeline_support import ASTRONAUT_PERSON, astronaut_portrait, document_of
+
+    from docauth.ocr.reader import _card_proportions, _small_for_search
+
+    image = document_of(ASTRONAUT_PERSON, astronaut_portrait(), seed=902, kind="td1_front")  # outlined with a strip of table
+    view, _upright, _read = reader.preprocess(image, timings := {}, side="front")
+    assert not _card_proportions(view.corners) and not _small_for_search(view.corners, image.shape)
+    assert "mrz_on_document_ms" not in timings
+    result = reader(image, side="front")
+    assert result.mrz is None and "mrz_on_document_ms" not in result.timings_ms
+    assert result.fields["document_number"] == ASTRONAUT_PERSON["document_number"]  # its print is read all the same

@@ -26,7 +26,7 @@ from docauth.ocr.mrz.confirm import confirm_in_print
 from docauth.ocr.mrz.finder import LINE_H, LINE_W
 from docauth.ocr.mrz.line_model import LABELS, MODEL_NAME
 from docauth.ocr.mrz.parse import MRZResult
-from docauth.ocr.mrz.reader import MRZRead, MRZReader, better_in_black_ink, credible, rank
+from docauth.ocr.mrz.reader import MRZRead, MRZReader, better_in_black_ink, credible, rank, reading_zoom
 from docauth.ocr.orient import card_outline_landscape, levelled, orient_by_text
 from docauth.ocr.printed import PrintedRead, PrintedReader
 from docauth.ocr.printed.assign import surely_differs
@@ -69,6 +69,10 @@ OUTLINE_MODEL = outline.MODEL_NAME
 SAME_CORNERS_PX = 4.0  # two located outlines this close are the same
 # Long side of the located document when its MRZ is read again on it (a TD3 line then spans ~600 px).
 DOCUMENT_READ_SIDE = 1400
+# A document this long (px) or longer in the image its zone is searched on prints zone glyphs of 10 px or more
+# (a zone's glyphs are about 2 % of a page's width, 3 % of a card's): the search on the photo finds such lines
+# as a zone whenever they are one; a smaller one's zone may be missed there (glyphs 7 px tall come apart).
+SMALL_FOR_SEARCH = DOCUMENT_READ_SIDE / 2
 
 
 @dataclass
@@ -200,8 +204,8 @@ class DocumentReader:
         timings = {} if timings is None else timings
         image = _as_rgb(image)
         t = time.perf_counter()
-        mrz = credible(self.mrz_reader.read(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY),
-                                            expected=side not in SIDES_WITHOUT_MRZ))
+        glimpsed = self.mrz_reader.read(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), expected=side not in SIDES_WITHOUT_MRZ)
+        mrz = credible(glimpsed)
         timings["mrz_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         expected = zone_agreement(mrz) if mrz is not None and mrz.result.valid else None
@@ -209,8 +213,12 @@ class DocumentReader:
         located = locate.locate_document(image, self.outline_model, accept=expected,
                                          shapes=locate.ONE_DOCUMENT_ASPECTS if mrz is None else None)
         zone_expected = located.found and side not in SIDES_WITHOUT_MRZ
-        # A "front" is searched again when what was located, or the photo a scan fills, is no card.
-        doubtful_front = side in SIDES_WITHOUT_MRZ and not _card_proportions(located.corners)
+        # A "front" is searched again when what was located, or the photo a scan fills, is no card, and a zone
+        # may be on it: the photo's search found lines shaped like one, or the document is too small in the photo
+        # for that search to find its glyphs. A front the search found no such lines on, large enough to be
+        # searched well, prints none (the search on the document costs more than reading its fields).
+        doubtful_front = (side in SIDES_WITHOUT_MRZ and not _card_proportions(located.corners)
+                          and (glimpsed is not None or _small_for_search(located.corners, image.shape)))
         if (mrz is None or not mrz.result.valid) and (zone_expected or doubtful_front):
             t_second = time.perf_counter()
             second = credible(self._read_mrz_on_document(image, located.corners))
@@ -451,6 +459,21 @@ def _prints_nothing_more(mrz: MRZResult | None, side: str | None, page_shape) ->
         return False
     height, width = page_shape[:2]
     return _td1_like(width, height, ONE_CARD_ASPECT_SLACK)
+
+
+def _small_for_search(corners, shape) -> bool:
+    """Is a located document smaller, at the scale a photo of ``shape`` is searched for a zone, than a zone's
+    glyphs are found at surely (:data:`SMALL_FOR_SEARCH`)?
+
+    >>> _small_for_search([[0, 0], [1300, 0], [1300, 900], [0, 900]], (1300, 1900, 3))
+    False
+    >>> _small_for_search([[0, 0], [1300, 0], [1300, 900], [0, 900]], (3000, 4500, 3))  # searched at 0.44
+    True
+    """
+    c = np.asarray(corners, dtype=np.float64)
+    long_side = max(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[3]), np.linalg.norm(c[3] - c[0]),
+                    np.linalg.norm(c[2] - c[1]))
+    return bool(long_side * reading_zoom(shape) < SMALL_FOR_SEARCH)
 
 
 def _card_proportions(corners) -> bool:

@@ -275,10 +275,15 @@ READ_MIN_SIDE, READ_MAX_SIDE = 1000, 2000
 WELDED_SAME_DIRECTION = 1.5
 
 
+def reading_zoom(shape) -> float:
+    """The scale an image of ``shape`` is searched for a zone at (see READ_MIN_SIDE, READ_MAX_SIDE)."""
+    long_side = max(shape[:2])
+    return READ_MIN_SIDE / long_side if long_side < READ_MIN_SIDE else min(1.0, READ_MAX_SIDE / long_side)
+
+
 def _reading_scale(gray: np.ndarray) -> tuple[np.ndarray, float]:
     """Small scans are enlarged (glyphs come apart under thresholding), huge photos reduced."""
-    long_side = max(gray.shape)
-    zoom = READ_MIN_SIDE / long_side if long_side < READ_MIN_SIDE else min(1.0, READ_MAX_SIDE / long_side)
+    zoom = reading_zoom(gray.shape)
     if zoom == 1.0:
         return gray, 1.0
     size = (round(gray.shape[1] * zoom), round(gray.shape[0] * zoom))
