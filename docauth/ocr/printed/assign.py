@@ -210,13 +210,16 @@ def _value_for(caption: PrintedLine, lines: list[PrintedLine], used: set[int], n
         for where, distance in (("below", _below(caption, line)), ("right", _right_of(caption, line))):
             if distance is not None:
                 options.append((distance + (0.5 if where == "right" else 0.0), i))
+    runs = None
     for _, i in sorted(options):
         line = lines[i]
         value = parse_value(name, line.text, today)
         if value is None and name in DATE_KINDS:
             # A date the detector cut on its row ("20FEB" "1979"): its parts joined, no caption among them.
-            line = next((joined(run) for run in row_runs([ln for ln in lines if ln.label is None])
-                         if run[0] is lines[i] and parse_value(name, joined(run).text, today)), line)
+            if runs is None:
+                runs = [(run[0], joined(run)) for run in row_runs([ln for ln in lines if ln.label is None])]
+            line = next((whole for first, whole in runs if first is lines[i] and parse_value(name, whole.text, today)),
+                        line)
             value = parse_value(name, line.text, today)
         if value is not None:
             sure = sure_caption and line.confidence >= SURE_VALUE and not _may_be_access_number(name, value)
