@@ -14,8 +14,18 @@ import unicodedata
 from docauth.ocr.mrz.format import clean_field, transliterate
 
 
+# Letters whose stroke is no combining accent (NFKD keeps them whole): their plain letter, as a recogniser
+# without the glyph reads them and as one of ICAO 9303's transliterations spells them.
+_STROKED = str.maketrans("ØøŁłĐđĦħ", "OoLlDdHh")
+
+
 def strip_accents(s: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.combining(c))
+    """``s`` in plain letters.
+
+    >>> strip_accents("ØSTENBYEN Müller Łukasz Đorđe")
+    'OSTENBYEN Muller Lukasz Dorde'
+    """
+    return "".join(c for c in unicodedata.normalize("NFKD", s.translate(_STROKED)) if not unicodedata.combining(c))
 
 
 def name_key(s: str | None) -> str:
