@@ -6,7 +6,8 @@
 Starts ``docauth kiosk`` of each checkout in turn (fresh data folder; the runtime profile the first start of
 this checkout measured is kept in it, as on a kiosk started before), measures the time from the command to
 ``/readyz`` 200, enrols the test person, then times the first full check (client side, HTTP included) and the
-median of the next four. ``--cold`` adds one start of each without a profile (the kiosk's first start ever:
+median of the next four; it records the CPU seconds the kiosk's processes spent until ready and each process's
+resident memory (the worker, its face processes) after ready and after the checks. ``--cold`` adds one start of each without a profile (the kiosk's first start ever:
 it measures the backends before it is ready). Writes the ``kiosk_start`` section of docs/benchmarks.md.
 """
 
@@ -30,10 +31,33 @@ BEGIN, END = "<!-- kiosk_start:begin -->", "<!-- kiosk_start:end -->"
 LATER_CHECKS = 4
 
 
+def process_rss_mb(server: Server) -> dict[str, float]:
+    """Resident memory (MB) of each of the kiosk's processes: the gunicorn master, its worker, the worker's face
+    processes (summed as ``face``, with their count)."""
+    import psutil
+
+    master = psutil.Process(server.proc.pid)
+    out = {"master": master.memory_info().rss / 2**20, "worker": 0.0, "face": 0.0, "face_processes": 0}
+    for proc in master.children(recursive=True):
+        try:
+            rss = proc.memory_info().rss / 2**20
+            is_face = any("face_child" in part for part in proc.cmdline())
+        except psutil.NoSuchProcess:
+            continue
+        if is_face:
+            out["face"] += rss
+            out["face_processes"] += 1
+        else:
+            out["worker"] += rss
+    return out
+
+
 def start_once(root: Path, data_dir: Path, images: list[bytes]) -> dict:
-    server = Server(["kiosk"], data_dir, env_extra={"PYTHONPATH": str(root)})
+    server = Server(["kiosk"], data_dir, root=root)
     try:
         ready = server.wait_ready()
+        ready_cpu = server.cpu_s()
+        rss_ready = process_rss_mb(server)
         person = server.enrol()
         latencies = []
         for i in range(1 + LATER_CHECKS):
@@ -41,9 +65,21 @@ def start_once(root: Path, data_dir: Path, images: list[bytes]) -> dict:
             if "decision" not in body:
                 raise RuntimeError(f"check failed: {body}")
             latencies.append(elapsed * 1000)
+        rss_checked = process_rss_mb(server)
     finally:
         server.stop()
-    return {"ready_s": ready, "first_ms": latencies[0], "later_ms": statistics.median(latencies[1:])}
+    return {"ready_s": ready, "ready_cpu_s": ready_cpu, "first_ms": latencies[0],
+            "later_ms": statistics.median(latencies[1:]), "rss_ready": rss_ready, "rss_checked": rss_checked}
+
+
+def rss_text(rss: dict) -> str:
+    face = f"face {rss['face'] / max(1, rss['face_processes']):.0f} x{rss['face_processes']}" \
+        if rss["face_processes"] else "no face process"
+    return f"master {rss['master']:.0f}, worker {rss['worker']:.0f}, {face}; total {total_rss(rss):.0f}"
+
+
+def total_rss(rss: dict) -> float:
+    return rss["master"] + rss["worker"] + rss["face"]
 
 
 def main() -> None:
@@ -83,20 +119,25 @@ def main() -> None:
                     shutil.copy(kept / "runtime-profile.json", data_dir / "runtime-profile.json")
                 run = start_once(root, data_dir, images)
                 results.setdefault((label, case), []).append(run)
-                print(f"{case} {round_no} {label}: ready {run['ready_s']:.1f} s, first check {run['first_ms']:.0f} ms, "
-                      f"later {run['later_ms']:.0f} ms", flush=True)
-    with_profile, cold = [], []
+                print(f"{case} {round_no} {label}: ready {run['ready_s']:.1f} s ({run['ready_cpu_s']:.1f} CPU s), "
+                      f"first check {run['first_ms']:.0f} ms, later {run['later_ms']:.0f} ms; MB after ready: "
+                      f"{rss_text(run['rss_ready'])}; after the checks: {rss_text(run['rss_checked'])}", flush=True)
+    with_profile, cold, memory = [], [], []
     for (label, case), runs in results.items():
-        med = {k: statistics.median(r[k] for r in runs) for k in ("ready_s", "first_ms", "later_ms")}
+        med = {k: statistics.median(r[k] for r in runs) for k in ("ready_s", "ready_cpu_s", "first_ms", "later_ms")}
         if case == "kept profile":
-            with_profile.append(f"{label} **{med['ready_s']:.1f}** / {med['first_ms']:.0f} / {med['later_ms']:.0f}")
+            with_profile.append(f"{label} **{med['ready_s']:.1f}** ({med['ready_cpu_s']:.0f} CPU s) / "
+                                f"{med['first_ms']:.0f} / {med['later_ms']:.0f}")
+            memory.append(f"{label} {rss_text(runs[-1]['rss_checked'])}")
         else:
             cold.append(f"{med['ready_s']:.1f} s" if label == "this build" else f"{label} {med['ready_s']:.1f} s")
     lines = [
         "## Kiosk start (`bench/bench_kiosk_start.py`)",
         "",
-        f"Ready s / first / next {LATER_CHECKS} checks (ms), profile kept, median of {args.rounds} alternating "
-        "starts: " + ", ".join(with_profile) + f"; first start {', '.join(cold) or 'not run'} (measuring backends). "
+        f"Ready s (CPU s of all its processes) / first / next {LATER_CHECKS} checks (ms), profile kept, median of "
+        f"{args.rounds} alternating starts: " + ", ".join(with_profile) +
+        f"; first start {', '.join(cold) or 'not run'} (measuring backends). Resident MB per process after the "
+        "checks: " + "; ".join(memory) + ". "
         f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, load {load_before:.2f}.",
     ]
     markdown = "\n".join(lines)

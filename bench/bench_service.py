@@ -81,7 +81,9 @@ class Server:
         self.log_path = data_dir / log_name
         self.log = open(self.log_path, "w")
         self.started = time.monotonic()
-        self.proc = subprocess.Popen([str(DOCAUTH), *args, "--port", str(self.port)], env=self.env,
+        # Started in its checkout's folder: a face process started with plain ``python -m`` looks in the working
+        # folder first, and must find the checkout under test there, not the one the bench runs from.
+        self.proc = subprocess.Popen([str(DOCAUTH), *args, "--port", str(self.port)], env=self.env, cwd=str(root),
                                      stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         self.time_to_ready = None
 
