@@ -151,3 +151,19 @@ def test_a_child_without_its_descriptor_model_raises_the_model_error_here(tmp_pa
     with pytest.raises(ModelError, match="face_embedder"):
         FaceProcessStage.load(children=1)
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_child_started_inside_another_checkout_runs_this_docauth(tmp_path, monkeypatch):
+    from docauth.pipeline.face_process import FaceProcessStage
+
+    # A docauth package in the working folder that cannot be imported: a child that looked there would not start.
+    (tmp_path / "docauth").mkdir()
+    (tmp_path / "docauth" / "__init__.py").write_text("raise ImportError('another checkout')\n")
+    monkeypatch.chdir(tmp_path)
+    stage = FaceProcessStage.load(children=1)
+    try:
+        encoding, _info = stage.encode(np.full((64, 64, 3), 128, np.uint8))
+        assert encoding is None  # answered by a working face stage
+    finally:
+        stage.close()
+

@@ -143,8 +143,10 @@ class _Child:
         source_root = str(Path(docauth.__file__).resolve().parent.parent)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (source_root, env.get("PYTHONPATH", "")) if p)
         self.greeted = False
+        # -P: ``-m`` would put the working folder first on the child's path, so a kiosk started inside another
+        # checkout would run that checkout's face stage.
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "docauth.pipeline.face_child", str(os.getpid())],
+            [sys.executable, "-P", "-m", "docauth.pipeline.face_child", str(os.getpid())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True, env=env)
 
     def start(self) -> None:
