@@ -129,6 +129,21 @@ def test_short_startup_tune_is_bounded_and_recorded(standin, tmp_path, monkeypat
     assert "profile" in again.reason and again.spec == model.spec
 
 
+def test_start_up_tunes_at_once_keep_every_entry_and_measure_a_model_once(standin, tmp_path):
+    # A kiosk's worker and its face processes tune their models at the same time on a fresh data folder.
+    from concurrent.futures import ThreadPoolExecutor
+
+    settings = Settings.load(data_dir=tmp_path, autotune=True, autotune_seconds=1.0)
+    with ThreadPoolExecutor(3) as pool:
+        choices = list(pool.map(lambda name: tuning.auto_choice(name, models_dir=standin, settings=settings),
+                                ["first", "second", "first"]))
+    written = tuning.load_profile(tmp_path / "runtime-profile.json")
+    assert set(written["per_model"]) == {"first", "second"}
+    assert sorted(c.source for c in choices) == ["profile", "quick-tune", "quick-tune"]
+    firsts = [c for c, name in zip(choices, ["first", "second", "first"]) if name == "first"]
+    assert firsts[0].specs[0] == firsts[1].specs[0]
+
+
 def test_autotune_off_uses_default_ranking(standin, tmp_path, monkeypatch):
     monkeypatch.setenv("DOCAUTH_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("DOCAUTH_AUTOTUNE", "0")

@@ -20,7 +20,9 @@ takes the default ranking) and records that in the profile.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
+import fcntl
 import json
 import logging
 import os
@@ -454,6 +456,48 @@ def _entry_for(profile: dict, name: str, mode: str, models_dir) -> dict | None:
     return None
 
 
+def _profile_choice(profile: dict | None, name: str, mode: str, models_dir, fingerprint: str, path: Path,
+                    ranking: list[BackendSpec], can_measure: bool, notes: list[str]) -> Choice | None:
+    """The profile's answer for this model, or None when it has none that may be used."""
+    if profile is None:
+        return None
+    if profile["fingerprint"] != fingerprint:
+        notes.append(f"profile {path} is for machine {profile['fingerprint']}, this is {fingerprint}: ignored")
+        return None
+    entry = _entry_for(profile, name, mode, models_dir)
+    scope = "this model"
+    if entry is None and not can_measure:
+        # A model the tuner did not measure (or an older version of it), and no measuring allowed: the
+        # machine-wide choice, measured on other models, is the best guess. With measuring allowed the
+        # quick tune measures it once and keeps the answer in the profile (models differ too much:
+        # a text recogniser and a 128 px classifier need not run fastest on the same engine).
+        entry = profile.get("choice", {}).get(mode)
+        scope = "machine-wide choice; this model version was not measured"
+    if not entry:
+        return None
+    spec = BackendSpec.from_export(entry["spec"])
+    reason = f"profile {path} ({profile.get('created')}, {scope}): {entry['reason']}"
+    if scope != "this model" and spec.precision != "fp32":
+        # reduced precision was accepted for the measured models only; this one gets fp32
+        spec = spec.with_(precision="fp32")
+        reason += f"; fp32 instead of {entry['spec'].get('precision')} (accuracy not measured for {name})"
+    return Choice([spec] + ranking, entry.get("batch"), reason, "profile", notes)
+
+
+@contextlib.contextmanager
+def _profile_lock(path: Path):
+    """The profile's lock, held while one process measures a model and adds it to the file."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path.with_name(path.name + ".lock"), "a")
+    except OSError:  # a read-only data folder: the profile cannot be written either, so nothing to guard
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes
+        yield
+
+
 def auto_choice(name: str, *, models_dir=None, mode: str = "realtime", settings: Settings | None = None,
                 probe: HardwareProbe | None = None) -> Choice:
     settings = settings or Settings.load()
@@ -464,44 +508,36 @@ def auto_choice(name: str, *, models_dir=None, mode: str = "realtime", settings:
     if onnx_only(load_metadata(name, models_dir)):
         ranking = [s for s in ranking if s.name not in backends.KERAS_ENGINES]
     notes = [] if onnx_ready else [f"no {name}.onnx: ONNX Runtime/OpenVINO not considered (run `docauth export`)"]
-    profile = load_profile(path)
     fingerprint = probe.fingerprint()
     can_measure = settings.autotune and len(ranking) > 1
-    if profile is not None and profile["fingerprint"] == fingerprint:
-        entry = _entry_for(profile, name, mode, models_dir)
-        scope = "this model"
-        if entry is None and not can_measure:
-            # A model the tuner did not measure (or an older version of it), and no measuring allowed: the
-            # machine-wide choice, measured on other models, is the best guess. With measuring allowed the
-            # quick tune below measures it once and keeps the answer in the profile (models differ too much:
-            # a text recogniser and a 128 px classifier need not run fastest on the same engine).
-            entry = profile.get("choice", {}).get(mode)
-            scope = "machine-wide choice; this model version was not measured"
-        if entry:
-            spec = BackendSpec.from_export(entry["spec"])
-            reason = f"profile {path} ({profile.get('created')}, {scope}): {entry['reason']}"
-            if scope != "this model" and spec.precision != "fp32":
-                # reduced precision was accepted for the measured models only; this one gets fp32
-                spec = spec.with_(precision="fp32")
-                reason += f"; fp32 instead of {entry['spec'].get('precision')} (accuracy not measured for {name})"
-            return Choice([spec] + ranking, entry.get("batch"), reason, "profile", notes)
-    elif profile is not None:
-        notes.append(f"profile {path} is for machine {profile['fingerprint']}, this is {fingerprint}: ignored")
+    choice = _profile_choice(load_profile(path), name, mode, models_dir, fingerprint, path, ranking, can_measure,
+                             notes)
+    if choice is not None:
+        return choice
     if not can_measure:
         why = "DOCAUTH_AUTOTUNE=0" if not settings.autotune else "only one candidate"
         top = ranking[0].key if ranking else backends.FALLBACK.key
         reason = "; ".join([f"{top}: default ranking, not measured ({why})"] + notes)
         return Choice(ranking, None, reason, "heuristic", notes)
-    # Start-up must stay short: TensorFlow's import alone takes seconds, and keras_tf is the fallback
-    # anyway, so the quick tune measures the exported-model backends only (`docauth tune` measures all).
-    quick_specs = measuring_order([s for s in ranking if s.name != "keras_tf"] or ranking)
-    quick = tune([name], models_dir=models_dir, probe=probe, modes=[mode], seconds_per_case=0.25,
-                 batch_sizes=(settings.max_batch_size,), budget_s=settings.autotune_seconds, quick=True,
-                 specs={mode: quick_specs})
-    try:
-        write_profile(merge_profile(profile, quick), path)
-    except OSError as exc:
-        notes.append(f"could not write {path}: {exc}")
+    # Processes that start together (a kiosk's worker and its face processes, a service's workers) measure one
+    # at a time, and each reads the profile again once it holds the lock: a model another process has just
+    # measured is not measured again, and an entry is added to the file as it is now, not to the copy read
+    # before measuring (writing that copy back would drop what the others added meanwhile).
+    with _profile_lock(path):
+        profile = load_profile(path)
+        choice = _profile_choice(profile, name, mode, models_dir, fingerprint, path, ranking, can_measure, [])
+        if choice is not None:
+            return choice
+        # Start-up must stay short: TensorFlow's import alone takes seconds, and keras_tf is the fallback
+        # anyway, so the quick tune measures the exported-model backends only (`docauth tune` measures all).
+        quick_specs = measuring_order([s for s in ranking if s.name != "keras_tf"] or ranking)
+        quick = tune([name], models_dir=models_dir, probe=probe, modes=[mode], seconds_per_case=0.25,
+                     batch_sizes=(settings.max_batch_size,), budget_s=settings.autotune_seconds, quick=True,
+                     specs={mode: quick_specs})
+        try:
+            write_profile(merge_profile(profile, quick), path)
+        except OSError as exc:
+            notes.append(f"could not write {path}: {exc}")
     entry = quick["per_model"].get(name, {}).get(mode)
     if not entry:
         return Choice(ranking, None, "quick tune measured nothing usable: default ranking", "heuristic", notes)
