@@ -40,7 +40,7 @@ def main() -> int:
     if shared is None or not (shared / "faces" / "labels.csv").is_file():
         print("../shared/data/faces is absent", file=sys.stderr)
         return 2
-    fr = face.load_dlib()
+    import face_recognition as fr  # the reference: dlib's own descriptor, as a user of face_recognition runs it
     cases = []
     with open(shared / "faces" / "labels.csv", newline="") as fh:
         for row in csv.DictReader(fh):
@@ -51,7 +51,7 @@ def main() -> int:
                     cases.append((image, boxes[:1]))
 
     def chip(image, boxes):
-        return face_embedder.face_chips(fr.api.dlib, fr.api.pose_predictor_5_point, image, boxes)
+        return face_embedder.face_chips(image, boxes)
 
     def dlib_encoding(image, boxes):
         return np.asarray(fr.face_encodings(image, known_face_locations=boxes, num_jitters=1, model="small"))

@@ -110,8 +110,9 @@ def test_declared_pixels_reads_the_header_only():
     assert declared_pixels(b"\x89PNG\r\n\x1a\n") == 0  # a signature without a header
 
 
-def test_a_truncated_file_is_refused_even_after_face_recognition_is_imported():
-    # face_recognition switches Pillow to loading truncated files when imported; docauth keeps refusing them.
+def test_a_truncated_file_is_refused_even_after_the_face_models_are_loaded():
+    # face_recognition switches Pillow to loading truncated files when imported; docauth's face stage must not.
+    from docauth.matching.dlib_models import face_encoder
     from docauth.matching.face import load_dlib
 
     rng = np.random.default_rng(0)
@@ -119,5 +120,6 @@ def test_a_truncated_file_is_refused_even_after_face_recognition_is_imported():
     Image.fromarray(rng.integers(0, 255, (300, 400, 3), dtype=np.uint8)).save(buf, format="PNG")
     half = buf.getvalue()[: len(buf.getvalue()) // 2]
     load_dlib()
+    face_encoder()
     with pytest.raises(errors.InvalidImage, match="truncated"):
         decode_image(half)

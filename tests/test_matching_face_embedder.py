@@ -4,6 +4,9 @@ shipped ``models/face_embedder.onnx`` on every engine here, on real face chips a
 from __future__ import annotations
 
 import csv
+import subprocess
+import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +14,7 @@ import pytest
 
 from docauth.config import shared_data_dir
 from docauth.errors import DocauthError
-from docauth.matching import face, face_embedder
+from docauth.matching import dlib_models, face, face_embedder
 from docauth.runtime import load_model, load_metadata
 from docauth.runtime.tolerance import tolerance_of
 from docauth.training.face_threshold import id_portrait, rectify
@@ -21,14 +24,27 @@ FACES = shared_data_dir() / "faces" if shared_data_dir() else None
 ENGINES = ["onnxruntime", "openvino"]
 
 
+def _face_recognition():
+    """The reference: face_recognition itself (its own copies of dlib's models), not docauth's loading of them.
+    Its import turns on Pillow's loading of truncated files for the whole process; the setting is put back so
+    that the tests after these see docauth's own."""
+    from PIL import ImageFile
+
+    truncated = ImageFile.LOAD_TRUNCATED_IMAGES
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pkg_resources deprecation noise
+        import face_recognition
+    ImageFile.LOAD_TRUNCATED_IMAGES = truncated
+    return face_recognition
+
+
 def _dlib_encodings(image, boxes) -> np.ndarray:
-    fr = face.load_dlib()
-    return np.array(fr.face_encodings(image, known_face_locations=list(boxes), num_jitters=1, model="small"))
+    return np.array(_face_recognition().face_encodings(image, known_face_locations=list(boxes), num_jitters=1,
+                                                       model="small"))
 
 
 def _chips(image, boxes) -> np.ndarray:
-    fr = face.load_dlib()
-    return face_embedder.face_chips(fr.api.dlib, fr.api.pose_predictor_5_point, image, boxes)
+    return face_embedder.face_chips(image, boxes)
 
 
 @pytest.fixture(scope="module")
@@ -116,6 +132,26 @@ def test_a_batch_of_chips_encodes_as_each_chip_alone(cases):
     together = face_embedder.encode_chips(chips)
     alone = np.concatenate([face_embedder.encode_chips(chips[i:i + 1]) for i in range(len(chips))])
     assert np.abs(together - alone).max() <= 1e-5
+
+
+def test_detection_gives_face_recognitions_boxes(cases):
+    fr = _face_recognition()
+    for name, image, _boxes in cases[:3]:
+        for upsample in (0, 1):
+            expected = fr.face_locations(image, number_of_times_to_upsample=upsample, model="hog")
+            assert dlib_models.hog_face_locations(image, upsample) == expected, (name, upsample)
+
+
+def test_a_check_loads_neither_face_recognition_nor_dlibs_descriptor():
+    # face_recognition would load all of dlib's face models (the 68-point predictor alone is about 100 MB) in
+    # every face process; a check needs the detector and the 5-point predictor only.
+    code = ("import sys, numpy as np, skimage.data; from docauth.matching import face, dlib_models; "
+            "image = np.ascontiguousarray(skimage.data.astronaut()[..., :3]); "
+            "assert len(face.face_encodings(image)) == 1; "
+            "print(sorted(set(sys.modules) & {'face_recognition', 'face_recognition_models', 'pkg_resources'}), "
+            "sorted(dlib_models._models))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
+    assert out.stdout.split() == ["[]", "['detector',", "'pose_5']"]
 
 
 def test_jittered_encodings_still_come_from_dlib(astronaut):

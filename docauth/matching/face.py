@@ -1,5 +1,5 @@
-"""Face detection, encoding and 1:1 verification (dlib through face_recognition; the descriptor network on the
-runtime layer, :mod:`docauth.matching.face_embedder`).
+"""Face detection, encoding and 1:1 verification (dlib's detector and landmarks, :mod:`docauth.matching.dlib_models`;
+the descriptor network on the runtime layer, :mod:`docauth.matching.face_embedder`).
 
 A tiny API of plain functions in the style of ``face_recognition``: numpy arrays
 in, numpy arrays and tuples out; dlib types never cross this module's boundary.
@@ -10,8 +10,7 @@ downscaled to about :data:`DETECTION_LONG_SIDE` pixels (fast, and HOG is tuned
 for faces of ~80-200 px), then scales the boxes back; encodings are computed on
 the full-resolution image.
 
-``face_recognition`` is imported on first use: importing it loads dlib and the
-model files (about a second), and needs ``setuptools<81`` for ``pkg_resources``.
+dlib and the two models a check needs are loaded on first use (about half a second), not on import.
 
 The verification threshold :data:`DEFAULT_FACE_THRESHOLD` was calibrated from
 data (``docauth eval faces``; see docs/matching.md), not the library default 0.6.
@@ -20,8 +19,6 @@ data (``docauth eval faces``; see docs/matching.md), not the library default 0.6
 from __future__ import annotations
 
 import hashlib
-import threading
-import warnings
 from dataclasses import dataclass, field
 
 import cv2
@@ -30,7 +27,7 @@ import numpy as np
 from docauth.config import DEFAULT_FACE_THRESHOLD
 from docauth.errors import InputError, InvalidImage
 from docauth.face_encoding import ENCODING_SIZE
-from docauth.matching import face_embedder
+from docauth.matching import dlib_models, face_embedder
 
 
 #: Long side (px) of the copy the HOG detector runs on.
@@ -41,31 +38,12 @@ DETECTION_LONG_SIDE = 512
 #: and then on small face-like textures, which must not reject a good photo.
 SIGNIFICANT_FACE_RATIO = 0.5
 
-Box = tuple[int, int, int, int]  # (top, right, bottom, left)
-
-_import_lock = threading.Lock()
-_fr_module = None
+Box = dlib_models.Box  # (top, right, bottom, left)
 
 
-def load_dlib():
-    """The ``face_recognition`` module (dlib and its model files), imported once, on first use: importing
-    it takes about a second, so it is deferred on purpose until a face is needed."""
-    global _fr_module
-    if _fr_module is None:
-        with _import_lock:
-            if _fr_module is None:
-                from PIL import ImageFile
-
-                # face_recognition turns on Pillow's loading of truncated files for the whole process when it
-                # is imported; docauth answers a truncated upload with a clear error in every mode, so the
-                # setting is put back (images reach face_recognition as arrays, never as files).
-                truncated = ImageFile.LOAD_TRUNCATED_IMAGES
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # pkg_resources deprecation noise
-                    import face_recognition  # deferred on purpose: it loads dlib's models
-                ImageFile.LOAD_TRUNCATED_IMAGES = truncated
-                _fr_module = face_recognition
-    return _fr_module
+def load_dlib() -> None:
+    """dlib's detector and 5-point predictor, loaded now rather than on the first face."""
+    dlib_models.load_detection()
 
 
 def _check_image(image: np.ndarray) -> np.ndarray:
@@ -104,7 +82,7 @@ def face_locations(image: np.ndarray, upsample: int = 0, long_side: int = DETECT
     h, w = image.shape[:2]
     scale = min(1.0, long_side / max(h, w))
     small = _resize(image, scale) if scale < 1.0 else image
-    raw = load_dlib().face_locations(small, number_of_times_to_upsample=upsample, model="hog")
+    raw = dlib_models.hog_face_locations(small, upsample)
     boxes = []
     for top, right, bottom, left in raw:
         box = (
@@ -127,13 +105,11 @@ def face_encodings(image: np.ndarray, locations: list[Box] | None = None, num_ji
         locations = face_locations(image)
     if not locations:
         return []
-    fr = load_dlib()
     if num_jitters != 1:
         # Jittered encodings average randomly perturbed chips, which only dlib's own path draws.
-        raw = fr.face_encodings(image, known_face_locations=list(locations), num_jitters=num_jitters, model="small")
+        raw = dlib_models.jittered_encodings(image, list(locations), num_jitters)
         return [np.asarray(e, dtype=np.float64) for e in raw]
-    chips = face_embedder.face_chips(fr.api.dlib, fr.api.pose_predictor_5_point, image, locations)
-    return list(face_embedder.encode_chips(chips))
+    return list(face_embedder.encode_chips(face_embedder.face_chips(image, locations)))
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ import numpy as np
 
 from docauth.errors import ModelError
 from docauth.face_encoding import ENCODING_SIZE
+from docauth.matching import dlib_models
 
 EMBEDDER_MODEL = "face_embedder"
 
@@ -45,13 +46,14 @@ def load_embedder(settings=None):
     return _model
 
 
-def face_chips(dlib_module, pose_predictor, image: np.ndarray, locations) -> np.ndarray:
+def face_chips(image: np.ndarray, locations) -> np.ndarray:
     """(N, 150, 150, 3) uint8 aligned chips of the boxes ``(top, right, bottom, left)`` of an RGB uint8 image,
     cut from the 5-point landmarks as ``face_recognition.face_encodings`` cuts them."""
-    shapes = dlib_module.full_object_detections()
-    for top, right, bottom, left in locations:
-        shapes.append(pose_predictor(image, dlib_module.rectangle(int(left), int(top), int(right), int(bottom))))
-    chips = dlib_module.get_face_chips(image, shapes, size=CHIP_SIZE, padding=CHIP_PADDING)
+    dlib = dlib_models.dlib_module()
+    shapes = dlib.full_object_detections()
+    for shape in dlib_models.landmarks_5_point(image, locations):
+        shapes.append(shape)
+    chips = dlib.get_face_chips(image, shapes, size=CHIP_SIZE, padding=CHIP_PADDING)
     return np.stack([np.asarray(c, dtype=np.uint8) for c in chips])
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from docauth.matching import face, face_embedder
 
-# dlib's detector and landmark predictor (through face_recognition's module-level models) are not thread-safe:
+# dlib's detector and landmark predictor (docauth.matching.dlib_models, one per process) are not thread-safe:
 # two threads in them at once crash the process (SIGSEGV). Every call goes through this. dlib also holds the
 # GIL for its whole call, which stalls every other thread (see docauth.pipeline.face_process).
 _DLIB_LOCK = threading.Lock()
@@ -44,7 +44,7 @@ class FaceStage:
     @classmethod
     def load(cls, settings=None) -> "FaceStage":
         stage = cls(face.encode_face, face.face_distance, face.face_locations, face.face_encodings)
-        face.load_dlib()  # dlib and its model files now, not on the first request
+        face.load_dlib()  # dlib's detector and landmark predictor now, not on the first request
         face_embedder.load_embedder(settings)  # likewise the descriptor model (its engine choice included)
         return stage
 
