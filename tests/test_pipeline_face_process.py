@@ -167,3 +167,11 @@ def test_a_child_started_inside_another_checkout_runs_this_docauth(tmp_path, mon
     finally:
         stage.close()
 
+
+def test_the_face_process_module_leaves_the_checks_stages_unimported():
+    # Each face process imports it: the classifiers, the reader and the store would cost it seconds and memory.
+    code = ("import sys, docauth.pipeline.face_process; "
+            "print(sorted(m for m in ('docauth.pipeline.pipeline', 'docauth.ocr.reader', 'docauth.store.db', "
+            "'sqlalchemy', 'face_recognition') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "[]"
