@@ -32,7 +32,7 @@ CAPTION_GLYPHS = 18
 # Value-sized lines of more glyphs than this are read last on a page without an MRZ: a name of two long words,
 # a caption and its value on one line, or (most often) a heading.
 LONG_LINE_GLYPHS = 24
-READ_CHUNK = 4  # lines recognised at a time while looking for the MRZ's values
+READ_CHUNK = 1  # lines recognised at a time while looking for the MRZ's values: each one read may be the last needed
 VALUE_HEIGHT = 0.8  # of the taller lines' height (75th percentile): a line this tall may hold a value
 # Which way up a page is: its longest lines read again turned half round, and the turn taken when their mean
 # glyph confidence rises by more than a misread's scatter.
@@ -87,11 +87,12 @@ class PrintedReader:
         values, captions = value_sized(boxes)
         wanted = {name: mrz_fields[name] for name in FIELDS if mrz_fields.get(name)}
         if wanted:
-            # The cheapest read that can confirm the MRZ: value-sized lines, those whose length best fits one
-            # of its values first, a few at a time until each value is found; the rest (captions included)
-            # only for a field whose value was not found among them.
-            fits = {b: fit(b, wanted) for b in values}
-            first = sorted((b for b in values if fits[b] is not None), key=fits.get)
+            # The cheapest read that can confirm the MRZ: value-sized lines, those under a caption (likelier a
+            # value than the caption itself, whatever their lengths) and then those whose length best fits one of
+            # its values first, one at a time until each value is found; the rest (captions included) only for a
+            # field whose value was not found among them.
+            fits = {b: (not under_caption(b, boxes), fit(b, wanted)) for b in values}
+            first = sorted((b for b in values if fits[b][1] is not None), key=fits.get)
             if zone_values_only:
                 first = first[:ZONE_VALUES_ONLY_LINES]
             lines: list[PrintedLine] = []
@@ -170,6 +171,28 @@ def value_sized(boxes: list[TextBox]) -> tuple[list[TextBox], list[TextBox]]:
         return boxes, []
     tall = VALUE_HEIGHT * float(np.percentile([b.height for b in boxes], 75))
     return [b for b in boxes if b.height >= tall], [b for b in boxes if b.height < tall]
+
+
+CAPTION_GAP = 1.5  # of a line's height: the furthest a caption stands above its value
+
+
+def under_caption(box: TextBox, boxes: list[TextBox]) -> bool:
+    """Does ``box`` stand closer under a line than over the next (ICAO 9303 part 3 prints each caption just
+    above its value, and fields apart by more than that): a value under its caption rather than a caption?
+
+    >>> caption, value = TextBox(10, 100, 120, 112, 1), TextBox(10, 114, 90, 130, 1)
+    >>> under, nxt = TextBox(12, 150, 140, 162, 1), TextBox(12, 164, 80, 180, 1)
+    >>> [under_caption(b, [caption, value, under, nxt]) for b in (caption, value, under, nxt)]
+    [False, True, False, True]
+    """
+    def overlaps(other: TextBox) -> bool:
+        return other is not box and min(other.x1, box.x1) > max(other.x0, box.x0)
+
+    above = [box.y0 - b.y1 for b in boxes if overlaps(b) and b.cy < box.cy and b.y1 <= box.y0 + 0.5 * box.height]
+    below = [b.y0 - box.y1 for b in boxes if overlaps(b) and b.cy > box.cy and b.y0 >= box.y1 - 0.5 * box.height]
+    if not above or min(above) > CAPTION_GAP * box.height:
+        return False
+    return not below or min(above) < min(below)
 
 
 def glyphs_in(box: TextBox) -> float:
