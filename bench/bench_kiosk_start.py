@@ -122,23 +122,25 @@ def main() -> None:
                 print(f"{case} {round_no} {label}: ready {run['ready_s']:.1f} s ({run['ready_cpu_s']:.1f} CPU s), "
                       f"first check {run['first_ms']:.0f} ms, later {run['later_ms']:.0f} ms; MB after ready: "
                       f"{rss_text(run['rss_ready'])}; after the checks: {rss_text(run['rss_checked'])}", flush=True)
-    with_profile, cold, memory = [], [], []
-    for (label, case), runs in results.items():
+    with_profile, cold, memory, face_processes = [], [], [], 0
+    for (label, case), runs in results.items():  # in the order of `roots`: each list names them in turn
         med = {k: statistics.median(r[k] for r in runs) for k in ("ready_s", "ready_cpu_s", "first_ms", "later_ms")}
         if case == "kept profile":
-            with_profile.append(f"{label} **{med['ready_s']:.1f}** ({med['ready_cpu_s']:.0f} CPU s) / "
+            with_profile.append(f"{label} **{med['ready_s']:.1f}** ({med['ready_cpu_s']:.0f}) / "
                                 f"{med['first_ms']:.0f} / {med['later_ms']:.0f}")
-            memory.append(f"{label} {rss_text(runs[-1]['rss_checked'])}")
+            rss = runs[-1]["rss_checked"]
+            face_processes = rss["face_processes"]
+            face = rss["face"] / max(1, face_processes)
+            memory.append(f"{rss['master']:.0f} / {rss['worker']:.0f} / {face:.0f}")
         else:
-            cold.append(f"{med['ready_s']:.1f} s" if label == "this build" else f"{label} {med['ready_s']:.1f} s")
+            cold.append(f"{med['ready_s']:.1f}")
     lines = [
         "## Kiosk start (`bench/bench_kiosk_start.py`)",
         "",
-        f"Ready s (CPU s of all its processes) / first / next {LATER_CHECKS} checks (ms), profile kept, median of "
-        f"{args.rounds} alternating starts: " + ", ".join(with_profile) +
-        f"; first start {', '.join(cold) or 'not run'} (measuring backends). Resident MB per process after the "
-        "checks: " + "; ".join(memory) + ". "
-        f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, load {load_before:.2f}.",
+        f"Ready s (CPU s) / first / next {LATER_CHECKS} checks ms, kept profile, median of {args.rounds} alternating "
+        "starts: " + "; ".join(with_profile) + f". Fresh data dir: {'; '.join(cold) or 'not run'} s. MB after the "
+        f"checks, master / worker / face process (x{face_processes}): " + "; ".join(memory) +
+        f". {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, load {load_before:.2f}.",
     ]
     markdown = "\n".join(lines)
     print(markdown)
