@@ -22,6 +22,7 @@ def describe_stages(classifier: Classifier, reader: Reader | None, faces: Faces 
         models = reader.models()
         out["reader"] = {"models": [_model_info(m) for m in models],
                          "reason": _reasons(models) or "Tesseract (subprocess) for printed fields"}
-    out["faces"] = {"reason": "dlib HOG detector + ResNet encoder (face_recognition), CPU"} \
+    out["faces"] = {"reason": "dlib HOG detector and 5-point landmarks, CPU; descriptor: face_embedder on the "
+                              "runtime layer"} \
         if faces is not None else None
     return out
