@@ -14,7 +14,7 @@ import pytest
 
 from docauth.config import Settings, shared_data_dir
 from docauth.errors import InputError
-from docauth.training.face_threshold import choose_threshold, id_portrait, rectify
+from docauth.training.face_threshold import choose_threshold
 from docauth.matching.face import (
     DEFAULT_FACE_THRESHOLD,
     FaceMatcher,
@@ -26,6 +26,7 @@ from docauth.matching.face import (
     photo_sha256,
 )
 from docauth.store import FaceIndex, Store
+from face_support import document_page
 
 FACES = shared_data_dir() / "faces" if shared_data_dir() else None
 needs_faces = pytest.mark.skipif(
@@ -62,14 +63,7 @@ def shared_faces():
 
 def _document_portrait(astronaut, box, kind: str, style: str, seed: int) -> np.ndarray | None:
     """The astronaut printed on a synthetic document, photographed/scanned, rectified, face found again."""
-    synth = pytest.importorskip("docauth.synth", reason="the synthetic document generator is not available")
-    rng = np.random.default_rng(seed)
-    doc = synth.render_document(kind, rng, portrait=id_portrait(astronaut, box))
-    captured, corners = synth.capture(doc.image, rng, style=style)
-    corners = np.asarray(corners, dtype=np.float64)
-    width = int(np.linalg.norm(corners[1] - corners[0]))
-    flat = rectify(captured, corners, (width, int(width * doc.image.shape[0] / doc.image.shape[1])))
-    face = encode_largest_face(flat)
+    face = encode_largest_face(document_page(astronaut, box, kind, style, seed))
     return None if face is None else face.encoding
 
 

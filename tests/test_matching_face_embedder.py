@@ -17,7 +17,7 @@ from docauth.errors import DocauthError
 from docauth.matching import dlib_models, face, face_embedder
 from docauth.runtime import load_model, load_metadata
 from docauth.runtime.tolerance import tolerance_of
-from docauth.training.face_threshold import id_portrait, rectify
+from face_support import document_page
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 FACES = shared_data_dir() / "faces" if shared_data_dir() else None
@@ -74,15 +74,9 @@ def cases(astronaut):
     """[(name, image, boxes)]: the astronaut, two generated document portraits of her, and every labelled real
     photo in ../shared/data/faces when it is there."""
     out = [("astronaut", astronaut, face.face_locations(astronaut))]
-    synth = pytest.importorskip("docauth.synth", reason="the synthetic document generator is not available")
     box = out[0][2][0]
     for seed, (kind, style) in enumerate((("td1_front", "phone"), ("td3_open", "scan")), start=11):
-        rng = np.random.default_rng(seed)
-        doc = synth.render_document(kind, rng, portrait=id_portrait(astronaut, box))
-        captured, corners = synth.capture(doc.image, rng, style=style)
-        corners = np.asarray(corners, dtype=np.float64)
-        width = int(np.linalg.norm(corners[1] - corners[0]))
-        flat = rectify(captured, corners, (width, int(width * doc.image.shape[0] / doc.image.shape[1])))
+        flat = document_page(astronaut, box, kind, style, seed)
         boxes = face.face_locations(flat, upsample=1)
         if boxes:
             out.append((f"{kind}-{style}", np.ascontiguousarray(flat), boxes[:1]))

@@ -11,6 +11,8 @@ The names are imported when first used, not on package import: a face process
 
 from __future__ import annotations
 
+from docauth.lazy_names import lazy_getattr
+
 __all__ = ["CheckResult", "DecisionPolicy", "Pipeline", "REASONS", "Reason", "StageRecord", "Thresholds"]
 
 _LAZY = {
@@ -24,9 +26,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'docauth.pipeline' has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)

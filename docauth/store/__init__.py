@@ -10,6 +10,8 @@ SQLAlchemy and Alembic are imported when a store is created, not on package impo
 
 from __future__ import annotations
 
+from docauth.lazy_names import lazy_getattr
+
 __all__ = [
     "ApiKeyRecord",
     "CheckRecord",
@@ -33,9 +35,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'docauth.store' has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)
