@@ -50,9 +50,21 @@ COPY requirements/extra.txt requirements/extra.txt
 RUN .venv/bin/pip install --no-cache-dir -r requirements/extra.txt
 COPY --chown=10001:10001 . .
 RUN .venv/bin/pip install --no-cache-dir --no-deps --no-build-isolation -e . \
+    && { [ -f models/face_embedder.onnx ] || .venv/bin/docauth train face-embedder --onnx-only; } \
     && chown 10001:10001 /opt/docauth
 USER 10001
 CMD ["python", "-m", "pytest", "-q"]
+
+# -- embedder: the face descriptor, built from dlib's network in the pins (22 MB, not kept in git) --
+FROM base AS embedder
+COPY --from=deps /opt/docauth/.venv /opt/docauth/.venv
+COPY requirements/extra.txt requirements/extra.txt
+RUN .venv/bin/pip install --no-cache-dir "$(grep -E '^onnx==' requirements/extra.txt)"
+COPY pyproject.toml README.md ./
+COPY docauth docauth
+COPY models/face_embedder.json models/face_embedder.json
+RUN .venv/bin/pip install --no-cache-dir --no-deps --no-build-isolation -e . \
+    && .venv/bin/docauth train face-embedder --onnx-only
 
 # -- runtime: the slim image --------------------------------------------------------------------
 FROM base AS runtime
@@ -60,6 +72,7 @@ COPY --from=deps /opt/docauth/.venv /opt/docauth/.venv
 COPY pyproject.toml README.md ./
 COPY docauth docauth
 COPY models models
+COPY --from=embedder /opt/docauth/models/face_embedder.onnx models/face_embedder.onnx
 RUN .venv/bin/pip install --no-cache-dir --no-deps --no-build-isolation -e . \
     && python -c "import compileall, sys; sys.exit(not compileall.compile_dir('docauth', quiet=1))"
 USER 10001

@@ -4,6 +4,7 @@ shipped ``models/face_embedder.onnx`` on every engine here, on real face chips a
 from __future__ import annotations
 
 import csv
+import json
 import subprocess
 import sys
 import warnings
@@ -160,6 +161,25 @@ def test_the_shipped_model_is_what_the_converter_writes_from_dlibs_file(tmp_path
 
     built = face_model.build(face_model.dlib_model_file(), tmp_path)
     assert built.read_bytes() == (MODELS / "face_embedder.onnx").read_bytes()
+
+
+def test_setup_builds_the_recorded_file_and_refuses_another(tmp_path):
+    # scripts/setup builds the ONNX file (it is not kept in git) and checks it against the tracked .json.
+    from click.testing import CliRunner
+
+    from docauth.training.face_model import convert_face_embedder
+
+    recorded = json.loads((MODELS / "face_embedder.json").read_text())
+    (tmp_path / "face_embedder.json").write_text(json.dumps(recorded))
+    result = CliRunner().invoke(convert_face_embedder, ["--onnx-only", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "face_embedder.onnx").read_bytes() == (MODELS / "face_embedder.onnx").read_bytes()
+    assert json.loads((tmp_path / "face_embedder.json").read_text()) == recorded  # the .json left as tracked
+    recorded["sha256"]["face_embedder.onnx"] = "0" * 64
+    (tmp_path / "face_embedder.json").write_text(json.dumps(recorded))
+    result = CliRunner().invoke(convert_face_embedder, ["--onnx-only", "--out", str(tmp_path)])
+    assert result.exit_code != 0 and "face_embedder.onnx" in result.output
+    assert not (tmp_path / "face_embedder.onnx").exists()  # no file the loader would refuse later
 
 
 def test_the_converter_refuses_a_file_that_is_not_the_network(tmp_path):

@@ -79,13 +79,17 @@ def test_hadolint_finds_nothing(dockerfile):
 
 def test_the_stages_install_what_scripts_setup_installs():
     stages = _stages(ROOT / "Dockerfile")
-    assert list(stages) == ["base", "deps", "test", "runtime"]  # runtime last: the default target
+    assert list(stages) == ["base", "deps", "test", "embedder", "runtime"]  # runtime last: the default target
     assert _apt(stages["base"]) == _setup_array("APT_RUNTIME")
     assert _apt(stages["test"]) == _setup_array("APT_TEST")
     setup = (ROOT / "scripts" / "setup").read_text()
     for step in ('"setuptools<81"', '"face-recognition==1.3.0"', "-r requirements/cpu.txt"):
         assert step in setup and step in stages["deps"], step
     assert "-r requirements/extra.txt" in setup and "-r requirements/extra.txt" in stages["test"]
+    # the face descriptor is built, not kept in git: by setup, the test image and the runtime's embedder stage
+    build = "docauth train face-embedder --onnx-only"
+    assert build in setup and build in stages["test"] and build in stages["embedder"]
+    assert "COPY --from=embedder /opt/docauth/models/face_embedder.onnx" in stages["runtime"]
 
 
 def test_the_runtime_image_is_slim_and_cached():

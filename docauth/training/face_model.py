@@ -34,6 +34,8 @@ import click
 import numpy as np
 
 from docauth.config import default_models_dir
+from docauth.errors import ModelError
+from docauth.runtime.model import verify_file
 
 #: dlib's reserved exponents for the special values of its portable float format (float_details.h).
 _FLOAT_SPECIALS = {32000: math.inf, 32001: -math.inf, 32002: math.nan}
@@ -392,8 +394,8 @@ def metadata(onnx_file: Path, source: Path, parity: dict | None = None) -> dict:
     }
 
 
-def build(source: Path, out_dir: Path) -> Path:
-    """Write ``face_embedder.onnx`` and its ``.json`` into ``out_dir``; returns the ONNX path."""
+def build_onnx(source: Path, out_dir: Path) -> Path:
+    """Write ``face_embedder.onnx`` into ``out_dir``; returns its path."""
     import onnx
 
     _, layers = read_dlib_network(source)
@@ -402,6 +404,12 @@ def build(source: Path, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     onnx_file = out_dir / f"{MODEL_NAME}.onnx"
     onnx.save(model, onnx_file)
+    return onnx_file
+
+
+def build(source: Path, out_dir: Path) -> Path:
+    """Write ``face_embedder.onnx`` and its ``.json`` into ``out_dir``; returns the ONNX path."""
+    onnx_file = build_onnx(source, out_dir)
     meta = metadata(onnx_file, source)
     (out_dir / f"{MODEL_NAME}.json").write_text(json.dumps(meta, indent=2) + "\n")
     return onnx_file
@@ -419,7 +427,21 @@ def dlib_model_file() -> Path:
               help="dlib's dlib_face_recognition_resnet_model_v1.dat (default: the face_recognition_models one).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where face_embedder.onnx and .json go (default: the models directory).")
-def convert_face_embedder(source, out_dir):
+@click.option("--onnx-only", is_flag=True,
+              help="Write the ONNX file alone and check it against the SHA-256 its .json there records "
+                   "(scripts/setup: the file is built, not kept in git).")
+def convert_face_embedder(source, out_dir, onnx_only):
     """Convert dlib's face descriptor network to ONNX (the same encodings, run by the runtime layer)."""
-    path = build(source or dlib_model_file(), out_dir or default_models_dir())
-    click.echo(f"wrote {path} and {path.with_suffix('.json').name}")
+    out_dir = out_dir or default_models_dir()
+    if not onnx_only:
+        path = build(source or dlib_model_file(), out_dir)
+        click.echo(f"wrote {path} and {path.with_suffix('.json').name}")
+        return
+    recorded = json.loads((out_dir / f"{MODEL_NAME}.json").read_text())
+    path = build_onnx(source or dlib_model_file(), out_dir)
+    try:
+        verify_file(path, recorded)
+    except ModelError as exc:
+        path.unlink()
+        raise click.ClickException(f"{exc} (dlib's file or the onnx package differs from the recorded build)")
+    click.echo(f"wrote {path}, as its .json records")
