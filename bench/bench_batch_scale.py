@@ -1,17 +1,18 @@
 """Archive scanner: images per second with 1 and 2 workers, this checkout against another, in turn.
 
-    nice -n 10 .venv/bin/python bench/bench_batch_scale.py [--count 120] [--workers 1,2] [--rounds 2]
+    PYTHONPATH=$PWD nice -n 5 .venv/bin/python bench/bench_batch_scale.py [--count 120] [--workers 1,2] [--rounds 2]
         [--root OTHER_CHECKOUT] [--engine local|ray] [--no-write]
 
 Generates ``--count`` images with docauth.synth (the held-out test seed: documents and non-documents, captured
 as phones and scanners do), then runs ``docauth batch`` on them (shipped models) for each worker count and
 checkout, alternating, ``--rounds`` times. Both checkouts use one runtime profile (measured once, by a first
 short run of this checkout), so they run the same backends. Reports per run the wall time of the command,
-img/s over it (model loading included), the time to the first result line and the CPU seconds of the scanner
-and its workers (local engine; Ray's actors are not its children); checks that every run gives every image
+img/s over it (model loading included) and after the first result line (steady), the time to the first line,
+and the CPU seconds of the scanner and every process under it (Ray's raylet and actors included), in all and
+per image after the first line; the ratio of the most workers to the fewest. On a shared host the CPU per
+image is the figure to compare; the rates hold only on a quiet one. Checks that every run gives every image
 the same decision and reasons, and that the per-image ``timings_ms.total`` add up to no more than workers x
-the run's wall time. Writes the ``archive`` section of
-docs/benchmarks.md.
+the run's wall time. Writes the ``archive`` (local engine) or ``archive_ray`` section of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -33,11 +34,43 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_service import ROOT  # noqa: E402
 from doc_section import write_section  # noqa: E402  (bench/: this script's folder)
 
-BEGIN, END = "<!-- archive:begin -->", "<!-- archive:end -->"
+SECTIONS = {"local": ("<!-- archive:begin -->", "<!-- archive:end -->"),
+            "ray": ("<!-- archive_ray:begin -->", "<!-- archive_ray:end -->")}
+TITLES = {"local": "## Archive: `docauth batch` by workers (`bench/bench_batch_scale.py`)",
+          "ray": "## Archive on Ray: `docauth batch --engine ray` by actors "
+                 "(`bench/bench_batch_scale.py --engine ray`)"}
 
 
-def run_batch(root: Path, images: Path, out: Path, data_dir: Path, workers: int, engine: str) -> dict:
-    """One ``docauth batch`` run of ``root``'s code: wall seconds, first and last result line times, lines."""
+class TreeCPU:
+    """CPU seconds of a process and all its descendants, sampled: Ray's actors are children of its raylet, not
+    of the scanner, so the scanner's own rusage misses them; a process's last sample stands for it after it
+    exits."""
+
+    def __init__(self, pid: int):
+        import psutil  # deferred on purpose: an extra (requirements/extra.txt), only this bench needs it
+
+        self.psutil = psutil
+        self.root = psutil.Process(pid)
+        self.seen: dict[tuple[int, float], float] = {}
+
+    def sample(self) -> float:
+        try:
+            procs = [self.root, *self.root.children(recursive=True)]
+        except self.psutil.NoSuchProcess:
+            procs = []
+        for proc in procs:
+            try:
+                with proc.oneshot():
+                    times = proc.cpu_times()
+                    self.seen[(proc.pid, proc.create_time())] = times.user + times.system
+            except (self.psutil.NoSuchProcess, self.psutil.AccessDenied):
+                pass
+        return sum(self.seen.values())
+
+
+def run_batch(root: Path, images: Path, out: Path, data_dir: Path, workers: str, engine: str) -> dict:
+    """One ``docauth batch`` run of ``root``'s code: wall seconds, first and last result line times, lines, CPU
+    seconds in all (and until the first line, so that start-up and the steady cost per image are told apart)."""
     out.unlink(missing_ok=True)
     env = dict(os.environ, PYTHONPATH=str(root), DOCAUTH_DATA_DIR=str(data_dir), OMP_THREAD_LIMIT="1",
                TF_CPP_MIN_LOG_LEVEL="2")
@@ -46,32 +79,43 @@ def run_batch(root: Path, images: Path, out: Path, data_dir: Path, workers: int,
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    tree = TreeCPU(proc.pid)
     first = last = None
     seen = 0
     first_lines = 0
+    first_cpu = None
+    polls = 0
     while proc.poll() is None:
         lines = out.read_bytes().count(b"\n") if out.exists() else 0
         now = time.perf_counter() - start
+        if polls % 5 == 0 or (lines and first is None):
+            tree_cpu = tree.sample()
         if lines > seen:
             if first is None:
-                first, first_lines = now, lines
+                first, first_lines, first_cpu = now, lines, tree_cpu
             last, seen = now, lines
+        polls += 1
         time.sleep(0.05)
     wall = time.perf_counter() - start
     stdout, stderr = proc.communicate()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the scanner and its workers, once waited for
-    cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    tree_cpu = tree.sample()
+    cpu_s = max((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), tree_cpu)
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"docauth batch failed ({proc.returncode}):\n{stderr[-3000:]}")
     lines = out.read_bytes().count(b"\n")
     if lines > seen:
         last = wall
         if first is None:
-            first, first_lines = wall, lines
+            first, first_lines, first_cpu = wall, lines, tree_cpu
     records = [json.loads(line) for line in out.read_text().splitlines()]
     steady = (lines - first_lines) / (last - first) if last and first and last > first else None
+    # CPU after the first line, per image after it: the models' work without the workers' start.
+    steady_cpu_ms = ((tree_cpu - first_cpu) * 1000 / (lines - first_lines)
+                     if first_cpu is not None and lines > first_lines else None)
     return {"wall_s": wall, "first_line_s": first, "rate": lines / wall, "steady_rate": steady, "cpu_s": cpu_s,
-            "records": records, "summary": json.loads(stdout.strip().splitlines()[-1])["summary"]}
+            "steady_cpu_ms": steady_cpu_ms, "records": records,
+            "summary": json.loads(stdout.strip().splitlines()[-1])["summary"]}
 
 
 def decisions(records: list[dict]) -> dict:
@@ -129,39 +173,53 @@ def main() -> None:
                 runs.setdefault((label, workers), []).append(run)
                 print(f"round {round_no} {label} workers={workers}: {run['wall_s']:.1f} s, {run['rate']:.2f} img/s, "
                       f"steady {run['steady_rate'] or 0:.2f} img/s, first line {run['first_line_s'] or 0:.1f} s, "
-                      f"CPU {run['cpu_s']:.1f} s", flush=True)
+                      f"CPU {run['cpu_s']:.1f} s, steady CPU {run['steady_cpu_ms'] or 0:.0f} ms/img, "
+                      f"load {os.getloadavg()[0]:.1f}", flush=True)
 
     reference = decisions(next(iter(runs.values()))[0]["records"])
     same = all(decisions(r["records"]) == reference for rs in runs.values() for r in rs)
     honest = all(totals_within_wall(r, w) for (_, w), rs in runs.items() for r in rs)
-    med = {key: (statistics.median(r["rate"] for r in rs), statistics.median(r["steady_rate"] or 0 for r in rs),
-                 statistics.median(r["first_line_s"] or 0 for r in rs),
-                 statistics.median(r["cpu_s"] for r in rs) * 1000 / args.count) for key, rs in runs.items()}
-    rows = []
+    med = {key: {name: statistics.median(r[name] or 0 for r in rs)
+                 for name in ("rate", "steady_rate", "first_line_s", "cpu_s", "steady_cpu_ms")}
+           for key, rs in runs.items()}
+    rows, ratios = [], []
     for label in roots:
+        name = "this build" if label == "this" else label
         for workers in worker_counts:
-            rate, _steady, _first, cpu_ms = med[(label, workers)]
-            rows.append(f"| {'this build' if label == 'this' else label} | {workers} | {rate:.2f} | {cpu_ms:.0f} |")
+            m = med[(label, workers)]
+            threads = runs[(label, workers)][0]["summary"].get("threads_per_worker", "?")
+            rows.append(f"| {name} | {workers} | {threads} | {m['rate']:.2f} | {m['steady_rate']:.2f} | "
+                        f"{m['first_line_s']:.1f} | {m['cpu_s'] * 1000 / args.count:.0f} | "
+                        f"{m['steady_cpu_ms']:.0f} |")
+        if len(worker_counts) > 1:
+            one, most = med[(label, worker_counts[0])], med[(label, worker_counts[-1])]
+            ratios.append(f"{name}: {worker_counts[-1]} workers / {worker_counts[0]} = "
+                          f"{most['rate'] / one['rate']:.2f}x loading included, "
+                          f"{most['steady_rate'] / max(one['steady_rate'], 1e-9):.2f}x steady")
+    load_after = os.getloadavg()[0]
     lines = [
-        "## Archive: `docauth batch` by workers (`bench/bench_batch_scale.py`)",
+        TITLES[args.engine],
         "",
-        f"{args.count} generated captures, {args.engine} engine, loading included, {args.rounds} rounds in turn "
-        f"(median).",
+        f"{args.count} generated captures, {args.engine} engine, {args.rounds} rounds in turn (median). img/s over "
+        "the whole command (loading included); steady: after the first result line; CPU of the scanner and all its "
+        "processes, in all and per image after the first line.",
         "",
-        "| code | workers | img/s | CPU ms/img |",
-        "|---|---:|---:|---:|",
+        "| code | workers | threads each | img/s | steady img/s | first line s | CPU ms/img | steady CPU ms/img |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
         *rows,
         "",
+        *([("; ".join(ratios)) + ".", ""] if ratios else []),
         ("Decisions and reasons identical in every run" if same else "**Decisions differ between runs**")
         + ("; per-image totals within workers x wall" if honest else "; **per-image totals exceed workers x wall**")
-        + f". {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, load {load_before:.2f}.",
+        + f". {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, load {load_before:.2f} before, "
+          f"{load_after:.2f} after.",
     ]
     markdown = "\n".join(lines)
     print(markdown)
     (work / "runs.json").write_text(json.dumps({f"{k[0]}-{k[1]}": [{x: v for x, v in r.items() if x != "records"}
                                                                   for r in rs] for k, rs in runs.items()}, indent=1))
     if not args.no_write:
-        write_section(markdown, BEGIN, END)
+        write_section(markdown, *SECTIONS[args.engine])
 
 
 if __name__ == "__main__":

@@ -135,6 +135,20 @@ def standin_pipeline(settings):
                     store=None, settings=settings, today=lambda: dt.date(2026, 1, 1))
 
 
+def load_log_pipeline(settings):
+    """Batch-scanner factory: the stand-in pipeline, after appending the loading process's id and its share of
+    the cores to ``$LOAD_LOG`` (one line per load, so a load per chunk or in the scanner itself shows)."""
+    import os
+
+    line = f"{os.getpid()} {os.environ.get('DOCAUTH_PROCESS_THREADS', '')}\n".encode()
+    fd = os.open(os.environ["LOAD_LOG"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+    return standin_pipeline(settings)
+
+
 def thread_facts_pipeline(settings):
     """Batch-scanner factory: the stand-in pipeline, after writing what this worker was given to run on
     (``$THREAD_FACTS_DIR/<pid>.json``): its share, the thread variables, OpenCV's threads, the threads of a

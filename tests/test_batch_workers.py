@@ -23,6 +23,7 @@ from docauth.runtime.threading import PROCESS_THREADS_ENV, plan_for, process_thr
 from test_batch_scan import DOCAUTH, _env, make_archive
 
 FACTORY = "pipeline_support:thread_facts_pipeline"
+LOAD_LOG_FACTORY = "pipeline_support:load_log_pipeline"
 
 
 def test_each_worker_process_gets_its_share_of_the_cores_everywhere(tmp_path):
@@ -105,3 +106,39 @@ def test_tesseract_reads_one_after_the_other_in_a_one_core_share(monkeypatch):
             assert engine._helpers is not None
     finally:
         engine.close()
+
+
+def test_auto_workers_one_per_core_each_loads_once_after_it_starts(tmp_path):
+    inputs = make_archive(tmp_path / "archive", 24)
+    env = _env(tmp_path)
+    env.pop(PROCESS_THREADS_ENV, None)
+    env["LOAD_LOG"] = str(tmp_path / "loads.log")
+    proc = subprocess.Popen([str(DOCAUTH), "batch", str(tmp_path / "archive"), "--out", str(tmp_path / "r.jsonl"),
+                             "--workers", "auto", "--chunk", "2", "--pipeline-factory", LOAD_LOG_FACTORY],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 1, stderr[-3000:]  # the archive's two bad files
+    summary = json.loads(stdout.strip().splitlines()[-1])["summary"]
+    cores = cpu_facts()[0]
+    assert summary["scanned"] == len(inputs)  # the bad files among them
+    assert summary["workers"] == cores and summary["threads_per_worker"] == worker_share(cores) == 1
+    loads = [line.split() for line in (tmp_path / "loads.log").read_text().splitlines()]
+    pids = [int(load[0]) for load in loads]
+    if cores == 1:  # one worker: the scanner itself, on every core
+        assert pids == [proc.pid]
+    else:
+        # Once per worker process whatever the number of chunks, each on one thread, none in the scanner.
+        assert len(pids) == len(set(pids)) == cores, loads
+        assert proc.pid not in pids
+        assert all(load[1:] == ["1"] for load in loads), loads
+
+
+def test_workers_other_than_a_count_or_auto_are_refused(tmp_path):
+    from click.testing import CliRunner
+
+    from docauth.batch.cli import batch
+
+    for value, message in (("many", "neither a number nor 'auto'"), ("0", "not between 1 and 256")):
+        result = CliRunner().invoke(batch, [str(tmp_path), "--out", str(tmp_path / "r.jsonl"), "--workers", value])
+        assert result.exit_code == 2 and message in result.output, result.output
+    assert not (tmp_path / "r.jsonl").exists()

@@ -12,11 +12,33 @@ import click
 from docauth.batch.inputs import expand_inputs
 from docauth.batch.scan import scan
 from docauth.batch.table import paths_for, write_csv
+from docauth.batch.worker_threads import probe_workers
 from docauth.clitools import NEGATIVE, OK, backend_option, fail
 from docauth.config import Settings
 from docauth.errors import DocauthError, InputError
 from docauth.progress import Progress
 from docauth.store import Store
+
+MAX_WORKERS = 256
+
+
+class WorkerCount(click.ParamType):
+    """``--workers``: a count from 1 to 256, or ``auto`` for the probe's physical cores."""
+
+    name = "N|auto"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        if str(value).strip().lower() == "auto":
+            return probe_workers()
+        try:
+            count = int(value)
+        except ValueError:
+            self.fail(f"{value!r} is neither a number nor 'auto'", param, ctx)
+        if not 1 <= count <= MAX_WORKERS:
+            self.fail(f"{count} is not between 1 and {MAX_WORKERS}", param, ctx)
+        return count
 
 
 @click.command()
@@ -28,8 +50,9 @@ from docauth.store import Store
 @click.option("--resume", is_flag=True, help="Continue an interrupted run: skip inputs already in --out.")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="local: worker processes on this machine; ray: Ray actors (a local or an existing cluster).")
-@click.option("--workers", type=click.IntRange(1, 256), default=1, show_default=True,
-              help="Processes (local) or actors (ray), each with its own loaded pipeline.")
+@click.option("--workers", type=WorkerCount(), default="1", show_default=True,
+              help="Processes (local) or actors (ray), each with its own loaded pipeline and cores // N threads; "
+                   "auto: one per physical core.")
 @click.option("--ray-address", default=None, help="An existing Ray cluster (default: start a local one).")
 @backend_option()
 @click.option("--chunk", type=click.IntRange(1, 256), default=None, help="Images per classifier batch.")

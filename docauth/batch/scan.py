@@ -22,6 +22,7 @@ from docauth.batch.inputs import expand_inputs
 from docauth.batch.journal import ResultJournal
 from docauth.batch.local_engine import run_local
 from docauth.batch.ray_engine import run_ray
+from docauth.batch.worker_threads import worker_share
 from docauth.config import Settings
 from docauth.errors import DocauthError, InvalidImage
 
@@ -73,6 +74,8 @@ class Summary:
     elapsed_s: float = 0.0
     discarded_partial_line: bool = False
     engine: str = "local"
+    workers: int = 1
+    threads_per_worker: int = 1  # each worker's share of the cores (docauth.batch.worker_threads)
 
     def export(self) -> dict:
         d = dataclasses.asdict(self)
@@ -96,7 +99,8 @@ def scan(inputs: list[str], out: str | os.PathLike, settings: Settings, *, resum
     start = time.perf_counter()
     expanded = expand_inputs(inputs)
     journal = ResultJournal(out, resume=resume)
-    summary = Summary(engine=engine, discarded_partial_line=journal.discarded_bytes > 0)
+    summary = Summary(engine=engine, discarded_partial_line=journal.discarded_bytes > 0, workers=workers,
+                      threads_per_worker=worker_share(workers))
     try:
         for missing in expanded.missing:
             if missing not in journal.done:

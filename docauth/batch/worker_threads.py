@@ -27,6 +27,12 @@ from docauth.runtime.threading import PROCESS_THREADS_ENV, process_threads
 THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
+def probe_workers(cores: int | None = None) -> int:
+    """Workers for ``--workers auto``: one per physical core the probe finds, so each runs on one thread (the
+    cheapest per image: no thread pool to fork and join) and together they fill the machine."""
+    return max(1, cores if cores is not None else cpu_facts()[0])
+
+
 def worker_share(workers: int, cores: int | None = None) -> int:
     """Threads for each of ``workers`` processes on this machine's physical cores (at least one)."""
     cores = cores if cores is not None else cpu_facts()[0]
