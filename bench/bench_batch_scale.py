@@ -7,9 +7,9 @@ Generates ``--count`` images with docauth.synth (the held-out test seed: documen
 as phones and scanners do), then runs ``docauth batch`` on them (shipped models) for each worker count and
 checkout, alternating, ``--rounds`` times. Both checkouts use one runtime profile (measured once, by a first
 short run of this checkout), so they run the same backends. Reports per run the wall time of the command,
-img/s over it (model loading included) and after the first result line (steady), the time to the first line,
-and the CPU seconds of the scanner and every process under it (Ray's raylet and actors included), in all and
-per image after the first line; the ratio of the most workers to the fewest. On a shared host the CPU per
+img/s over it (model loading included) and after a quarter of the results (steady), the time to the first
+line, and the CPU seconds of the scanner and every process under it (Ray's raylet and actors included), in all
+and per image after the first quarter; the ratio of the most workers to the fewest. On a shared host the CPU per
 image is the figure to compare; the rates hold only on a quiet one. Checks that every run gives every image
 the same decision and reasons, and that the per-image ``timings_ms.total`` add up to no more than workers x
 the run's wall time. Writes the ``archive`` (local engine) or ``archive_ray`` section of docs/benchmarks.md.
@@ -68,9 +68,11 @@ class TreeCPU:
         return sum(self.seen.values())
 
 
-def run_batch(root: Path, images: Path, out: Path, data_dir: Path, workers: str, engine: str) -> dict:
+def run_batch(root: Path, images: Path, out: Path, data_dir: Path, workers: int, engine: str,
+              expected: int = 0) -> dict:
     """One ``docauth batch`` run of ``root``'s code: wall seconds, first and last result line times, lines, CPU
-    seconds in all (and until the first line, so that start-up and the steady cost per image are told apart)."""
+    seconds in all and after a quarter of the ``expected`` lines: by then every worker has loaded and met its
+    first images, so what follows is the steady cost per image without the workers' start."""
     out.unlink(missing_ok=True)
     env = dict(os.environ, PYTHONPATH=str(root), DOCAUTH_DATA_DIR=str(data_dir), OMP_THREAD_LIMIT="1",
                TF_CPP_MIN_LOG_LEVEL="2")
@@ -82,17 +84,18 @@ def run_batch(root: Path, images: Path, out: Path, data_dir: Path, workers: str,
     tree = TreeCPU(proc.pid)
     first = last = None
     seen = 0
-    first_lines = 0
-    first_cpu = None
+    mark = mark_lines = mark_cpu = None
     polls = 0
     while proc.poll() is None:
         lines = out.read_bytes().count(b"\n") if out.exists() else 0
         now = time.perf_counter() - start
-        if polls % 5 == 0 or (lines and first is None):
+        if polls % 5 == 0 or (lines > seen and mark is None):
             tree_cpu = tree.sample()
         if lines > seen:
             if first is None:
-                first, first_lines, first_cpu = now, lines, tree_cpu
+                first = now
+            if mark is None and lines >= max(1, expected // 4):
+                mark, mark_lines, mark_cpu = now, lines, tree_cpu
             last, seen = now, lines
         polls += 1
         time.sleep(0.05)
@@ -107,12 +110,11 @@ def run_batch(root: Path, images: Path, out: Path, data_dir: Path, workers: str,
     if lines > seen:
         last = wall
         if first is None:
-            first, first_lines, first_cpu = wall, lines, tree_cpu
+            first = wall
     records = [json.loads(line) for line in out.read_text().splitlines()]
-    steady = (lines - first_lines) / (last - first) if last and first and last > first else None
-    # CPU after the first line, per image after it: the models' work without the workers' start.
-    steady_cpu_ms = ((tree_cpu - first_cpu) * 1000 / (lines - first_lines)
-                     if first_cpu is not None and lines > first_lines else None)
+    steady = (lines - mark_lines) / (last - mark) if mark is not None and last > mark else None
+    steady_cpu_ms = (tree_cpu - mark_cpu) * 1000 / (lines - mark_lines) if mark is not None and lines > mark_lines \
+        else None
     return {"wall_s": wall, "first_line_s": first, "rate": lines / wall, "steady_rate": steady, "cpu_s": cpu_s,
             "steady_cpu_ms": steady_cpu_ms, "records": records,
             "summary": json.loads(stdout.strip().splitlines()[-1])["summary"]}
@@ -169,7 +171,7 @@ def main() -> None:
                 data_dir.mkdir(parents=True)
                 shutil.copy(profile_dir / "runtime-profile.json", data_dir / "runtime-profile.json")
                 run = run_batch(root, images, work / f"results-{label}-{workers}.jsonl", data_dir, workers,
-                                args.engine)
+                                args.engine, expected=args.count)
                 runs.setdefault((label, workers), []).append(run)
                 print(f"round {round_no} {label} workers={workers}: {run['wall_s']:.1f} s, {run['rate']:.2f} img/s, "
                       f"steady {run['steady_rate'] or 0:.2f} img/s, first line {run['first_line_s'] or 0:.1f} s, "
@@ -201,8 +203,8 @@ def main() -> None:
         TITLES[args.engine],
         "",
         f"{args.count} generated captures, {args.engine} engine, {args.rounds} rounds in turn (median). img/s over "
-        "the whole command (loading included); steady: after the first result line; CPU of the scanner and all its "
-        "processes, in all and per image after the first line.",
+        "the whole command (loading included); steady: after the first quarter of the results; CPU of the scanner "
+        "and all its processes, in all and per image after the first quarter.",
         "",
         "| code | workers | threads each | img/s | steady img/s | first line s | CPU ms/img | steady CPU ms/img |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",

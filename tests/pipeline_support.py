@@ -149,6 +149,23 @@ def load_log_pipeline(settings):
     return standin_pipeline(settings)
 
 
+def _openblas_threads() -> list[int]:
+    """The thread count of every OpenBLAS this process has loaded (numpy's, OpenCV's)."""
+    import ctypes
+    from pathlib import Path
+
+    counts = []
+    libraries = {line.split()[-1] for line in Path("/proc/self/maps").read_text().splitlines() if ".so" in line}
+    for path in sorted(p for p in libraries if "openblas" in Path(p).name.lower()):
+        library = ctypes.CDLL(path)
+        for name in ("openblas_get_num_threads", "scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_"):
+            getter = getattr(library, name, None)
+            if getter is not None:
+                counts.append(int(getter()))
+                break
+    return counts
+
+
 def thread_facts_pipeline(settings):
     """Batch-scanner factory: the stand-in pipeline, after writing what this worker was given to run on
     (``$THREAD_FACTS_DIR/<pid>.json``): its share, the thread variables, OpenCV's threads, the threads of a
@@ -165,7 +182,8 @@ def thread_facts_pipeline(settings):
     facts = {key: os.environ.get(key) for key in ("DOCAUTH_PROCESS_THREADS", "OMP_NUM_THREADS",
                                                   "OPENBLAS_NUM_THREADS", "OMP_THREAD_LIMIT")}
     facts.update(cv2_threads=cv2.getNumThreads(), ort_intra_op_threads=model.details["intra_op_threads"],
-                 spec=model.spec, max_queue_delay_ms=settings.max_queue_delay_ms)
+                 spec=model.spec, max_queue_delay_ms=settings.max_queue_delay_ms,
+                 openblas_threads=_openblas_threads(), forked="spawn_main" not in Path("/proc/self/cmdline").read_text())
     model.close()
     Path(os.environ["THREAD_FACTS_DIR"], f"{os.getpid()}.json").write_text(json.dumps(facts))
     return standin_pipeline(settings)

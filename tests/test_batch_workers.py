@@ -48,6 +48,9 @@ def test_each_worker_process_gets_its_share_of_the_cores_everywhere(tmp_path):
         assert f["cv2_threads"] == share
         assert f["ort_intra_op_threads"] == share
         assert f["max_queue_delay_ms"] == 0.0
+        # numpy's and OpenCV's OpenBLAS were loaded (sized to the machine) by the scanner before the fork
+        assert f["openblas_threads"] and set(f["openblas_threads"]) == {share}, f
+        assert f["forked"] is True  # the scanner is one thread without models: its workers fork from it
     # The scanner's own environment is left as it was.
     assert PROCESS_THREADS_ENV not in os.environ or os.environ[PROCESS_THREADS_ENV] == env.get(PROCESS_THREADS_ENV)
 
@@ -142,3 +145,22 @@ def test_workers_other_than_a_count_or_auto_are_refused(tmp_path):
         result = CliRunner().invoke(batch, [str(tmp_path), "--out", str(tmp_path / "r.jsonl"), "--workers", value])
         assert result.exit_code == 2 and message in result.output, result.output
     assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_workers_are_spawned_where_a_fork_would_copy_a_running_thread():
+    import sys
+    import threading
+
+    from docauth.batch.local_engine import FRAMEWORKS, start_method
+
+    stop = threading.Event()
+    busy = threading.Thread(target=stop.wait)
+    busy.start()
+    try:
+        assert start_method() == "spawn"
+    finally:
+        stop.set()
+        busy.join()
+    assert start_method() == ("fork" if FRAMEWORKS.isdisjoint(sys.modules) else "spawn")
+    import onnxruntime  # noqa: F401  (a framework loaded in the scanner: its pools must not be forked)
+    assert start_method() == "spawn"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
+import threading
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Iterator
 
@@ -21,6 +23,17 @@ def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
 
 _worker_pipeline = None
 _worker_settings = None
+# Loaded with the models, in the worker: a fork must not copy their thread pools or sessions.
+FRAMEWORKS = frozenset({"onnxruntime", "openvino", "tensorflow", "dlib", "torch", "ray"})
+
+
+def start_method() -> str:
+    """``fork`` while the scanner is one thread with no framework loaded: each worker then starts with the
+    scanner's imports (numpy, OpenCV, the pipeline's modules) instead of importing them again, and loads its
+    models after the fork. ``spawn`` otherwise (a progress bar's thread on a terminal, or a caller that has
+    loaded models): a fork would copy their locks and thread pools half-way."""
+    single = threading.active_count() == 1
+    return "fork" if single and FRAMEWORKS.isdisjoint(sys.modules) else "spawn"
 
 
 def _init_worker(settings: Settings, factory: str | None, parent_pid: int | None = None, share: int = 1) -> None:
@@ -45,9 +58,9 @@ def run_local(todo: list[str], settings: Settings, workers: int, chunk: int, pip
         for paths in _chunks(todo, chunk):
             yield scan_chunk(pipeline, paths, settings)
         return
-    # spawn: workers start clean and load their own models (nothing framework-level crosses a fork), each with
-    # its share of the cores in the environment it starts with (docauth.batch.worker_threads)
-    ctx = multiprocessing.get_context("spawn")
+    # Each worker loads its own models after it starts, with its share of the cores in the environment it starts
+    # with (docauth.batch.worker_threads).
+    ctx = multiprocessing.get_context(start_method())
     share = worker_share(workers)
     with worker_environment(share), ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
                                                         initializer=_init_worker,

@@ -14,8 +14,10 @@ Tesseract stays at one thread (``OMP_THREAD_LIMIT=1``): on the small crops it re
 
 from __future__ import annotations
 
+import ctypes
 import os
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Iterator
 
 import cv2
@@ -25,6 +27,8 @@ from docauth.runtime.threading import PROCESS_THREADS_ENV, process_threads
 
 # Read once, when each library loads: only an environment in place before the worker starts counts.
 THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+# OpenBLAS's thread setter under the names its builds export (numpy's wheels bundle the scipy_openblas64_ one).
+OPENBLAS_SETTERS = ("openblas_set_num_threads", "scipy_openblas_set_num_threads64_", "openblas_set_num_threads64_")
 
 
 def probe_workers(cores: int | None = None) -> int:
@@ -64,7 +68,37 @@ def worker_environment(share: int) -> Iterator[dict[str, str]]:
 
 
 def limit_this_process(share: int) -> None:
-    """In a worker, before its models load: the share for the runtime's engines and OpenCV's loops."""
+    """In a worker, before its models load: the share for the runtime's engines, OpenCV's loops and an OpenBLAS
+    already loaded (a forked worker inherits numpy's, sized to the whole machine when the scanner imported it)."""
     os.environ.setdefault(PROCESS_THREADS_ENV, str(share))
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")
     cv2.setNumThreads(process_threads())
+    for setter in loaded_openblas_setters():
+        setter(process_threads())
+
+
+def loaded_openblas_setters() -> list:
+    """The thread setters of the OpenBLAS libraries this process has loaded (none: nothing to size)."""
+    setters = []
+    for path in _loaded_libraries():
+        if "openblas" not in Path(path).name.lower():
+            continue
+        try:
+            library = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in OPENBLAS_SETTERS:
+            setter = getattr(library, name, None)
+            if setter is not None:
+                setter.argtypes, setter.restype = [ctypes.c_int], None
+                setters.append(setter)
+                break
+    return setters
+
+
+def _loaded_libraries() -> set[str]:
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:  # not Linux: libraries sized by the environment only
+        return set()
+    return {line.split()[-1] for line in maps.splitlines() if line.rstrip().endswith(".so") or ".so." in line}
