@@ -109,10 +109,11 @@ def pairs(pipeline, faces, seed: int = 20261122) -> None:
             continue
         for shot in captured_documents(id_portrait(image, real[name][1].box), seed, p_index):
             doc, captured, flat = shot.document, shot.captured, shot.flat
-            # The zone as the reader reports it: where it starts on the page, and its format.
-            zone = (SimpleNamespace(zone_top=doc.mrz_box[1] / doc.image.shape[0], type=doc.mrz_type)
+            # The zone as the reader reports it: where it starts on the page, its format, its checks passed;
+            # the page located (rectified from the capture's corners).
+            zone = (SimpleNamespace(zone_top=doc.mrz_box[1] / doc.image.shape[0], type=doc.mrz_type, valid=True)
                     if doc.mrz_box else None)
-            ocr = SimpleNamespace(document=SimpleNamespace(rectified=flat), mrz=zone)
+            ocr = SimpleNamespace(document=SimpleNamespace(rectified=flat, found=True), mrz=zone)
             out = both(pipeline, faces, captured, ocr, flat, order)
             order += 1
             for n, (seconds, encoding, _info) in out.items():

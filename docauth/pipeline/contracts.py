@@ -107,8 +107,10 @@ class Faces(Protocol):
         ...
 
     def encode(self, image: np.ndarray, *, upsampled: bool = True, large: bool = True,
-               region: tuple[int, int, int, int] | None = None) -> tuple[np.ndarray | None, dict]:
-        """``region`` (x0, y0, x1, y1): search only there (the portrait's place on a rectified document)."""
+               regions: list[tuple[int, int, int, int]] | None = None, closer: bool = False
+               ) -> tuple[np.ndarray | None, dict]:
+        """``regions`` [(x0, y0, x1, y1), ...]: search only there (the portrait's places on a rectified
+        document), ``closer`` at the finer scale kept for when the first look found nothing."""
         ...
 
     def encode_enrolment(self, image: np.ndarray) -> np.ndarray: ...

@@ -87,7 +87,7 @@ def _exit_with_parent(parent_pid: int) -> None:
 
 
 def serve(parent_pid: int, requests=None, replies=None) -> None:
-    """The child's loop: ("encode", image, upsampled, large, region) or ("enrol", image) -> a reply tuple."""
+    """The child's loop: ("encode", image, upsampled, large, regions, closer) or ("enrol", image) -> a reply tuple."""
     if replies is None:
         # The reply channel is a private copy of stdout; anything printed (by dlib or a library) goes to stderr.
         replies = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
@@ -113,8 +113,8 @@ def serve(parent_pid: int, requests=None, replies=None) -> None:
         kind, image, *options = request
         try:
             if kind == "encode":
-                upsampled, large, region = options
-                reply = ("ok", stage.encode(image, upsampled=upsampled, large=large, region=region))
+                upsampled, large, regions, closer = options
+                reply = ("ok", stage.encode(image, upsampled=upsampled, large=large, regions=regions, closer=closer))
             else:
                 reply = ("ok", stage.encode_enrolment(image))
         except DocauthError as exc:  # input errors cross back as data, with their code
@@ -236,8 +236,9 @@ class FaceProcessStage:
             _raise_reply(reply)
         return reply[1]
 
-    def encode(self, image: np.ndarray, *, upsampled: bool = True, large: bool = True, region=None):
-        return self._call(("encode", np.ascontiguousarray(image), upsampled, large, region))
+    def encode(self, image: np.ndarray, *, upsampled: bool = True, large: bool = True, regions=None,
+               closer: bool = False):
+        return self._call(("encode", np.ascontiguousarray(image), upsampled, large, regions, closer))
 
     def encode_enrolment(self, image: np.ndarray) -> np.ndarray:
         return self._call(("enrol", np.ascontiguousarray(image)))

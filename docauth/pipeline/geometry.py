@@ -42,7 +42,7 @@ def _face_box(face: dict, corners, width: int, height: int) -> list[int] | None:
         return None
     top, right, bottom, left = (float(v) for v in box)  # face_recognition's order
     searched = str(face.get("searched") or "photo").split(", ")[-1]
-    if searched in ("rectified", "rectified portrait"):  # the portrait's box is given in the page's pixels
+    if searched in ("rectified", "rectified portrait", "rectified portrait (closer)"):  # in the page's pixels
         return _clipped([left, top, right, bottom], width, height)
     if searched == "rectified turned 180":
         return _clipped([width - right, height - bottom, width - left, height - top], width, height)

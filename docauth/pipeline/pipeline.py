@@ -41,7 +41,7 @@ from docauth.pipeline.geometry import document_geometry
 from docauth.pipeline.ocr_summary import OCRSummary, ocr_summary, rectified
 from docauth.pipeline.persons import normalise_person
 from docauth.pipeline.policy import MRZ_UNSURE_NOTE, REASONS, DecisionPolicy
-from docauth.pipeline.portrait import portrait_regions
+from docauth.pipeline.portrait import portrait_on_page, portrait_regions
 from docauth.pipeline.portrait_search import PortraitSearch
 from docauth.pipeline.result import CheckResult, StageRecord, classification_output, jsonable
 from docauth.pipeline.side import SidedClassification, SideEvidence, decide_side, sided
@@ -416,43 +416,50 @@ class Pipeline:
 
     def _find_face(self, result: CheckResult, image, ocr: DocumentRead | None, search):
         """(encoding or None, info): found by the concurrent search (realtime) or here, where the layout puts
-        the portrait on the rectified page first, then the whole page, then the photo."""
+        the portrait on the rectified page first; then, on a page sure to hold the portrait
+        (:func:`~docauth.pipeline.portrait.portrait_on_page`), the same places more closely, else the whole page
+        and the photo."""
+        page = rectified(ocr) if ocr is not None else None
+        leave_page = page is None or not _holds_portrait(ocr, page)
         if search is not None:
-            encoding, info, ms = search.result()
-            if encoding is None and not search.searched_large:  # last resort: the photo at the larger size
+            encoding, info, ms = search.result(leave_page=leave_page)
+            if encoding is None and search.left_page and not search.searched_large:  # last: the photo, larger
                 encoding, info, more_ms = self._encode_timed(image, upsampled=False)
                 info["searched"] = search.searched + ", photo (large)"
                 ms += more_ms
             result.timings_ms["face"] = round(ms, 2)
             return encoding, info
-        page = rectified(ocr) if ocr is not None else None
         with result.timed("face"):
             searched = []
             encoding, info = None, {}
             if page is not None:
                 zone = ocr.mrz
-                encoding, info = self._encode_portrait_region(page, zone.zone_top if zone is not None else None,
-                                                              zone.type if zone is not None else None)
+                place = (zone.zone_top, zone.type) if zone is not None else (None, None)
+                encoding, info = self._encode_portrait_region(page, *place)
                 if info:
                     searched.append("rectified portrait")
-                if encoding is None:
+                    if encoding is None and not leave_page:  # the page holds the portrait: there, closer
+                        encoding, info = self._encode_portrait_region(page, *place, closer=True)
+                        searched.append("rectified portrait (closer)")
+                else:  # the page has no portrait place to search: beyond it
+                    leave_page = True
+                if encoding is None and leave_page:
                     encoding, info = self.faces.encode(page)
                     searched.append("rectified")
-            if encoding is None:
+            if encoding is None and leave_page:
                 encoding, info = self.faces.encode(image)  # rectification may have cut the portrait
                 searched.append("photo")
             info["searched"] = ", ".join(searched)
         return encoding, info
 
-    def _encode_portrait_region(self, page: np.ndarray, zone_top: float | None = None, zone_type: str | None = None):
+    def _encode_portrait_region(self, page: np.ndarray, zone_top: float | None = None, zone_type: str | None = None,
+                                *, closer: bool = False):
         """(encoding or None, info) from where the layout puts the portrait on the page (the box in the page's
-        pixels); (None, {}) when the page has no such place to search."""
-        encoding, info = None, {}
-        for region in portrait_regions(page.shape, zone_top, zone_type):
-            encoding, info = self.faces.encode(page, region=region)
-            if encoding is not None:
-                break
-        return encoding, info
+        pixels); (None, {}) when the page has no such place to search. ``closer``: the finer second look."""
+        regions = portrait_regions(page.shape, zone_top, zone_type)
+        if not regions:
+            return None, {}
+        return self.faces.encode(page, regions=regions, closer=closer)
 
     # 5. text match with the person's record (or the claimed fields)
     def _match_text(self, result: CheckResult, fields, person, person_id, verified: set[str],
@@ -498,9 +505,9 @@ class Pipeline:
         encoding, info = self.faces.encode(image, upsampled=upsampled, large=large)
         return encoding, info, (time.perf_counter() - start) * 1000.0
 
-    def _encode_portrait_timed(self, page):
+    def _encode_portrait_timed(self, page, *, closer: bool = False):
         start = time.perf_counter()
-        encoding, info = self._encode_portrait_region(page)
+        encoding, info = self._encode_portrait_region(page, closer=closer)
         return encoding, info, (time.perf_counter() - start) * 1000.0
 
     # -- 1:N -------------------------------------------------------------------------------
@@ -524,3 +531,12 @@ class Pipeline:
         if encoding is None:
             raise InvalidImage("no face was found in the enrolment photo", code="face_not_found")
         return encoding
+
+
+def _holds_portrait(ocr: DocumentRead, page: np.ndarray) -> bool:
+    """Whether OCR's ``page`` is sure to hold the portrait (one located page, its zone valid and of a format
+    printed on the portrait's page)."""
+    if ocr.document is None or ocr.mrz is None:
+        return False
+    return portrait_on_page(page.shape, located=bool(ocr.document.found), zone_type=ocr.mrz.type,
+                            zone_valid=bool(ocr.mrz.valid))

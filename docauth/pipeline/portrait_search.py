@@ -7,8 +7,10 @@ import numpy as np
 
 class PortraitSearch:
     """The realtime portrait search beside OCR: where the layout puts the portrait on the rectified page as
-    soon as OCR has made it; when no face is there, the photo (quick sizes), the whole page, then the page
-    turned half-way and the photo at the larger size. When OCR made no page, the photo, once the check asks.
+    soon as OCR has made it. When no face is there: on a page OCR's read is sure holds the portrait
+    (``result(leave_page=False)``), the same places more closely; else the photo (quick sizes), the whole page,
+    then the page turned half-way and the photo at the larger size. When OCR made no page, the photo, once the
+    check asks.
 
     ``rectified_ready`` is OCR's ``on_rectified`` callback.
     """
@@ -20,21 +22,24 @@ class PortraitSearch:
         self._tail_pool = tail_pool  # set: the last two searches run at once
         self._searched: list[str] = []
         self.searched_large = False
+        self.left_page = False  # whether the search went beyond the page's portrait places
 
     @property
     def searched(self) -> str:
         return ", ".join(self._searched)
 
     def rectified_ready(self, upright) -> None:
-        self._followup = self._pool.submit(self._then_rectified, upright)
+        self._followup = self._pool.submit(self._on_page, upright)
 
-    def _then_rectified(self, upright):
+    def _on_page(self, upright):
+        """(encoding or None, info, ms, page): the portrait's places on the page."""
         page = np.ascontiguousarray(upright)
         encoding, info, ms = self._encode_portrait_timed(page)
-        if info:
+        if info:  # else the page has no place to search (too small, not a document's shape)
             self._searched.append("rectified portrait")
-        if encoding is not None:
-            return encoding, info, ms
+        return encoding, info, ms, page
+
+    def _off_page(self, page, ms):
         encoding, info, more_ms = self._encode_timed(self._photo_image, large=False)
         self._searched.append("photo")
         ms += more_ms
@@ -63,12 +68,22 @@ class PortraitSearch:
         self.searched_large = True
         return encoding, info, ms + max(turned_ms, large_ms)
 
-    def result(self):
-        """(encoding or None, info, milliseconds spent searching)."""
+    def result(self, *, leave_page: bool = True):
+        """(encoding or None, info, milliseconds spent searching). ``leave_page``: whether a face not found on
+        the page's portrait places is looked for beyond them (False: OCR's read puts the portrait there, and
+        they are searched once more, closer)."""
         if self._followup is None:  # OCR made no page (it failed, or there is no reader): the photo
+            self.left_page = True
             encoding, info, ms = self._encode_timed(self._photo_image, large=False)
             self._searched.append("photo")
         else:
-            encoding, info, ms = self._followup.result()
+            encoding, info, ms, page = self._followup.result()
+            if encoding is None and info and not leave_page:  # the page holds the portrait: there, closer
+                encoding, info, more_ms = self._encode_portrait_timed(page, closer=True)
+                self._searched.append("rectified portrait (closer)")
+                ms += more_ms
+            elif encoding is None:
+                self.left_page = True
+                encoding, info, ms = self._off_page(page, ms)
         info["searched"] = self.searched
         return encoding, info, ms
