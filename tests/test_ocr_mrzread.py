@@ -159,3 +159,36 @@ def test_a_zone_welded_into_runs_is_still_found():
     found = find_mrz_at(gray, welded_text_angle(gray))
     assert found and len(found[0].block.lines) == 2
     assert np.hypot(*(np.array(found[0].centre_in_input()) - centre)) < 20
+
+
+def test_components_labelled_as_the_default_algorithm_labels_them():
+    """The finder labels glyphs with the block-based algorithm for speed: the same count, labels and stats."""
+    from docauth.ocr.mrz.finder import _binarise, _labelled
+
+    gray = cv2.cvtColor(generate_sample(SEED, 22, category="td1_back").image, cv2.COLOR_RGB2GRAY)
+    binary = _binarise(gray)
+    n, labels, stats, _centroids = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    ours = _labelled(binary)
+    assert ours[0] == n > 100
+    assert np.array_equal(ours[1], labels) and np.array_equal(ours[2], stats)
+
+
+def test_a_zone_search_finds_what_the_functions_do_and_makes_each_direction_once():
+    """One image searched again (the reader's second pass, another direction) is not turned, reduced or
+    binarised again, and gives the very blocks it gave before."""
+    from docauth.ocr.mrz.finder import ZoneSearch, find_mrz_at
+
+    sample = generate_sample(SEED, 20, category="td1_back")
+    gray, _m = rotate_degrees(cv2.cvtColor(sample.image, cv2.COLOR_RGB2GRAY), 35)
+    search = ZoneSearch(gray)
+    found = search.levelled()
+    assert [f.block.box for f in found] == [f.block.box for f in find_mrz_levelled(gray)]
+    assert found and len(found[0].block.lines) == 3
+    angle = found[0].angle
+    assert search.at(angle) is found  # asked again: the same blocks, not found again
+    levelled_search = search._at[angle][2]
+    binary = levelled_search._binary
+    thin = search.at(angle, open_thin=True)
+    assert levelled_search._binary is binary and len(search._at) == 1  # hair-lines cut on the same binarisation
+    assert [f.block.box for f in thin] == [f.block.box for f in find_mrz_at(gray, angle, open_thin=True)]
+    assert search.at(angle, open_thin=True) is thin

@@ -40,6 +40,34 @@ def test_reads_mrz_of_generated_captures(mrz_reader, category, index):
     assert result.fields["date_of_birth"] == sample.label["fields"]["date_of_birth"]
 
 
+def test_a_zone_read_valid_as_found_is_not_read_turned_and_one_upside_down_is(mrz_reader):
+    """The recogniser reads a block the way it was found; only a read that is not valid is read turned 180
+    degrees too, and the right way up is kept."""
+    import cv2
+
+    from docauth.ocr.mrz.finder import find_mrz_levelled, rotate_degrees
+    from docauth.ocr.mrz.reader import MRZReader
+
+    model = mrz_reader.mrz_reader.model
+    strips_read = []
+
+    class CountingModel:  # the real recogniser, counting the strips it is given
+        def predict(self, batch):
+            strips_read.append(len(batch))
+            return model.predict(batch)
+
+    reader = MRZReader(CountingModel())
+    sample = generate_sample(SEED, 0, category="td1_back")
+    gray = cv2.cvtColor(sample.image, cv2.COLOR_RGB2GRAY)
+    counts = []
+    for image in (gray, rotate_degrees(gray, 180)[0]):  # the block found one way up, then the other
+        read = reader.read_block(find_mrz_levelled(image)[0])
+        assert read.result.valid and read.result.lines == sample.label["mrz"]
+        counts.append(list(strips_read))
+        strips_read.clear()
+    assert sorted(counts) == [[3], [3, 3]]  # upright as found: one batch; upside down: both ways
+
+
 def test_rotation_is_undone(mrz_reader):
     sample = generate_sample(SEED, 4, category="td1_back")
     turned = np.ascontiguousarray(np.rot90(sample.image, 1))  # a further quarter-turn counter-clockwise

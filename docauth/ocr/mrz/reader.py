@@ -10,8 +10,8 @@ import cv2
 import numpy as np
 
 from docauth.ocr.mrz.countries import is_known_code
-from docauth.ocr.mrz.finder import (LINE_LENGTHS, FoundMRZ, angle_apart, cut_strip, find_mrz_at, find_mrz_levelled,
-                                    glyph_map, text_angle, welded_text_angle)
+from docauth.ocr.mrz.finder import (LINE_LENGTHS, FoundMRZ, ZoneSearch, angle_apart, cut_strip, glyph_map, text_angle,
+                                    welded_text_angle)
 from docauth.ocr.mrz.line_model import decode_line, vote_lines
 from docauth.ocr.mrz.parse import MRZResult, checks_pass, parse_mrz
 
@@ -69,12 +69,14 @@ class MRZReader:
         gray, zoom = _reading_scale(gray)
         glyphs = glyph_map(gray)  # both direction measures below work on it
         angle = text_angle(gray, glyphs=glyphs)
+        search = ZoneSearch(gray)  # the second pass and the welded direction reuse the first's images
+        read_ids: set = set()  # the blocks read: the second pass may find the first's again
         best: MRZRead | None = None
         # Second pass only when the first read nothing valid: with hair-lines cut, an MRZ printed over
         # guilloche comes apart into its lines (it costs a second line search, so not by default).
         for open_thin in (None, True) if expected else (None,):
-            best = self._read_best(find_mrz_levelled(gray, limit=2, open_thin=open_thin, axes=expected,
-                                                     angle=angle), best)
+            best = self._read_best(search.levelled(limit=2, open_thin=open_thin, axes=expected, angle=angle), best,
+                                   read_ids)
             if best is None or best.result.valid:
                 break
         if expected and (best is None or not best.result.valid):
@@ -85,16 +87,22 @@ class MRZReader:
             # Runs of glyphs are long: a tilt the glyph chaining shrugs off (4 degrees) lifts a run's end by
             # more than its height, so a closer direction is searched again.
             if welded is not None and all(angle_apart(welded, a) > WELDED_SAME_DIRECTION for a in tried):
-                best = self._read_best(find_mrz_at(gray, welded, limit=2), best)
+                best = self._read_best(search.at(welded, limit=2), best, read_ids)
         if best is not None and zoom != 1.0:
             best.found = _unzoomed(best.found, zoom)
         return best
 
-    def _read_best(self, candidates: list[FoundMRZ], best: MRZRead | None) -> MRZRead | None:
+    def _read_best(self, candidates: list[FoundMRZ], best: MRZRead | None, read_before: set) -> MRZRead | None:
         """The better of ``best`` and the candidates read in turn, up to the first valid one. A read the
         reader would drop as other text (:func:`credible`) never displaces one it would keep: its score
-        is no measure against a zone's (a sharp zone with wrong check digits scores low too)."""
+        is no measure against a zone's (a sharp zone with wrong check digits scores low too).
+
+        ``read_before``: ids of the blocks already weighed for ``best`` (the same block reads the same again,
+        and a tie never displaces ``best``), skipped; those read now are added."""
         for found in candidates:
+            if id(found) in read_before:
+                continue
+            read_before.add(id(found))
             read = self.read_block(found)
             if best is None or _rank_kept_first(read) > _rank_kept_first(best):
                 best = read
@@ -103,20 +111,23 @@ class MRZReader:
         return best
 
     def read_block(self, found: FoundMRZ) -> MRZRead:
-        """Read a block both ways up (one batch): the right way gives the valid or more confident text."""
+        """Read a block as found and, unless that read is valid, turned 180 degrees: the right way gives the
+        valid or more confident text."""
         block = found.block
         strips = np.stack([cut_strip(found.gray, line, block.scale) for line in block.lines])
-        flipped = strips[::-1, ::-1, ::-1]  # the block turned 180 degrees: lines reversed, each reversed
-        probs = self.model.predict(np.concatenate([strips, flipped])[..., None])
-        n = len(strips)
-        first = self._parse(probs[:n])
-        # A block valid as found is the right way up (turned, a valid zone reads as nonsense): its turned read,
-        # predicted in the same batch, is not decoded and parsed for nothing.
-        turned = None if first[0].valid else self._parse(probs[n:])
+        probs = self.model.predict(strips[..., None])
+        first = self._parse(probs)
+        # A block valid as found is the right way up (turned, a valid zone reads as nonsense): it is not read
+        # turned for nothing (half the recogniser's work on a zone).
+        turned = None
+        if not first[0].valid:
+            flipped = np.ascontiguousarray(strips[::-1, ::-1, ::-1])  # turned: lines reversed, each reversed
+            turned_probs = self.model.predict(flipped[..., None])
+            turned = self._parse(turned_probs)
         upright = 0 if turned is None or _upright_first(first, turned) else 1
         result, confidence = first if upright == 0 else turned
         if not result.valid and _mrz_like(result):
-            voted = self._read_recut(found, probs[n * upright:n * (upright + 1)], upright=bool(upright))
+            voted = self._read_recut(found, probs if upright == 0 else turned_probs, upright=bool(upright))
             # Only a vote whose check digits all pass replaces the read (its names may still be unsure): one that
             # fails too is no surer, and the correction search on its other candidates can respell a zone whose
             # check digits are wrong as printed until the composite fits.
