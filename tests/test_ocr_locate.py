@@ -196,3 +196,78 @@ def test_with_no_quad_on_edges_a_photo_in_a_cards_proportions_is_the_card():
     assert choose_quad([stray, running_out], frame=frame) is running_out
     # In other proportions the photo is a scene, and the best supported quad stands.
     assert choose_quad([stray], frame=frame_corners((900, 1600))) is stray
+
+
+def _merged_one_by_one(angles, offsets, lengths, same_direction, same_offset):
+    """Segments merged into lines one pair at a time: the rule _merged_lines applies many pairs at once."""
+    import math
+
+    lines = []
+    for i in np.argsort(-lengths, kind="stable").tolist():
+        angle, offset, length = float(angles[i]), float(offsets[i]), float(lengths[i])
+        for line in lines:
+            apart = abs((angle - line[0] + math.pi / 2) % math.pi - math.pi / 2)
+            as_line = offset if abs(angle - line[0]) < math.pi / 2 else -offset
+            if apart < same_direction and abs(as_line - line[1]) < same_offset:
+                line[2] += length
+                break
+        else:
+            lines.append([angle, offset, length])
+    return lines
+
+
+def test_segments_merge_into_the_lines_that_merging_them_one_by_one_gives():
+    """Hough segments merged many pairs at once, in blocks of rows (600 segments: three blocks): the same lines,
+    lengths summed in the same order, as one segment at a time; segments near angle 0 and near pi join with their
+    offset's sign turned."""
+    from docauth.ocr.locate import _merged_lines
+
+    rng = np.random.default_rng(3)
+    base = rng.uniform(0, np.pi, 12)
+    angles = (base[rng.integers(0, 12, 600)] + rng.normal(0, 0.03, 600)) % np.pi
+    offsets = rng.choice([-1.0, 1.0], 600) * rng.uniform(0, 300, 600).round(-1) + rng.normal(0, 2, 600)
+    offsets = np.where(angles > np.pi - 0.05, -offsets, offsets)
+    lengths = rng.uniform(20, 200, 600).round()  # ties: the longest-first order is stable
+    lines = _merged_lines(angles, offsets, lengths, np.radians(5), 12.0)
+    assert lines == _merged_one_by_one(angles, offsets, lengths, np.radians(5), 12.0)
+    assert 12 < len(lines) < 600
+
+
+def test_an_edge_map_is_not_made_twice():
+    """On a flat image both gradient percentiles fall to the floor threshold: one map, not two the same."""
+    from docauth.ocr.locate import _edge_maps
+
+    blur = np.full((200, 300), 128, np.uint8)
+    cv2.rectangle(blur, (60, 50), (240, 150), 90, -1)
+    names = [name for name, _map in _edge_maps(cv2.GaussianBlur(blur, (5, 5), 0))]
+    assert names == ["canny", "canny_p90"]
+
+
+def test_gradient_percentiles_are_numpys():
+    """The edge maps' thresholds from a histogram of the whole-number gradient magnitudes: np.percentile's
+    values to the last bit, on captures and on random whole numbers of any spread."""
+    from docauth.ocr.locate import GRADIENT_PERCENTILES, _whole_number_percentiles
+    from docauth.synth import generate_sample
+
+    rng = np.random.default_rng(5)
+    arrays = []
+    for index in range(3):
+        gray = cv2.cvtColor(generate_sample(11, index, category="td1_front").image, cv2.COLOR_RGB2GRAY)
+        blur = cv2.GaussianBlur(gray, (5, 5), 0)
+        arrays.append(np.abs(cv2.Sobel(blur, cv2.CV_32F, 1, 0)) + np.abs(cv2.Sobel(blur, cv2.CV_32F, 0, 1)))
+    arrays += [rng.integers(0, high, size).astype(np.float32) for high, size in ((3, 7), (2040, 1001), (50, 12345))]
+    arrays.append(np.float32([5]))
+    for values in arrays:
+        for percentiles in (GRADIENT_PERCENTILES, (0.0, 33.3, 50.0, 99.99, 100.0)):
+            expected = [float(v) for v in np.percentile(values, percentiles)]
+            assert _whole_number_percentiles(values, percentiles) == expected
+
+
+def test_the_median_brightness_is_numpys():
+    """The first edge map's thresholds come from the blurred image's median, from its histogram: np.median's."""
+    from docauth.ocr.locate import _whole_number_percentiles
+
+    rng = np.random.default_rng(8)
+    for shape in ((480, 640), (3, 5), (1, 1), (2, 2)):
+        blur = rng.integers(0, 256, shape).astype(np.uint8)
+        assert _whole_number_percentiles(blur, (50.0,)) == [float(np.median(blur))]

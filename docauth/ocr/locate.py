@@ -286,13 +286,40 @@ MIN_GRADIENT_THRESHOLD = 20.0
 
 def _edge_maps(blur: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
     """Canny edge maps of one blurred gray image, each named, with thresholds chosen as described above
-    (each made only when asked for: the search may stop at the first)."""
-    med = float(np.median(blur))
-    yield "canny", cv2.Canny(blur, max(10, 0.5 * med), min(255, 1.2 * med + 30))
+    (each made only when asked for: the search may stop at the first). A map whose thresholds an earlier one
+    had (both percentiles held at MIN_GRADIENT_THRESHOLD on a flat image) is that map: it is not given again,
+    its quads would only repeat the earlier map's."""
+    med = _whole_number_percentiles(blur, (50.0,))[0]  # np.median of 8-bit values, from their histogram
+    thresholds = (max(10, 0.5 * med), min(255, 1.2 * med + 30))
+    yield "canny", cv2.Canny(blur, *thresholds)
+    made = {thresholds}
     magnitude = np.abs(cv2.Sobel(blur, cv2.CV_32F, 1, 0)) + np.abs(cv2.Sobel(blur, cv2.CV_32F, 0, 1))
-    for percentile, value in zip(GRADIENT_PERCENTILES, np.percentile(magnitude, GRADIENT_PERCENTILES)):
-        upper = max(MIN_GRADIENT_THRESHOLD, float(value))
+    for percentile, value in zip(GRADIENT_PERCENTILES, _whole_number_percentiles(magnitude, GRADIENT_PERCENTILES)):
+        upper = max(MIN_GRADIENT_THRESHOLD, value)
+        if (0.5 * upper, upper) in made:
+            continue
+        made.add((0.5 * upper, upper))
         yield f"canny_p{percentile:.0f}", cv2.Canny(blur, 0.5 * upper, upper)
+
+
+def _whole_number_percentiles(values: np.ndarray, percentiles: tuple[float, ...]) -> list[float]:
+    """``np.percentile(values, percentiles)`` (linear interpolation, the same arithmetic) of non-negative whole
+    numbers in any dtype (the Sobel magnitudes of an 8-bit image are), from their histogram: a fraction of the
+    cost of the partition np.percentile sorts them with.
+
+    >>> _whole_number_percentiles(np.float32([[0, 3, 3], [7, 1, 9]]), (90.0, 50.0, 100.0))
+    [8.0, 3.0, 9.0]
+    """
+    below = np.cumsum(np.bincount(values.astype(np.int64).ravel()))  # below[v]: how many are v or less
+    n = int(below[-1])
+    out = []
+    for percentile in percentiles:
+        at = (n - 1) * (percentile / 100)
+        lo = min(math.floor(at), n - 1)
+        a, b = (float(np.searchsorted(below, k, side="right")) for k in (lo, min(lo + 1, n - 1)))
+        t = at - lo
+        out.append(a + (b - a) * t if t < 0.5 else b - (b - a) * (1 - t))
+    return out
 
 
 def _colour_segments(small: np.ndarray) -> list[tuple[str, np.ndarray]]:
@@ -425,17 +452,7 @@ def line_quads(edges: np.ndarray) -> np.ndarray:
     lengths = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
     angles = np.arctan2(seg[:, 3] - seg[:, 1], seg[:, 2] - seg[:, 0]) % np.pi
     offsets = -np.sin(angles) * seg[:, 0] + np.cos(angles) * seg[:, 1]
-    same_direction, same_offset = math.radians(5), 0.02 * size + 3
-    lines: list[list[float]] = []  # [angle in [0, pi), offset, total length]
-    for i in np.argsort(-lengths, kind="stable").tolist():  # longest first
-        angle, offset, length = float(angles[i]), float(offsets[i]), float(lengths[i])
-        for line in lines:
-            if _angle_apart(angle, line[0]) < same_direction and \
-                    abs(_offset_as(line[0], angle, offset) - line[1]) < same_offset:
-                line[2] += length
-                break
-        else:
-            lines.append([angle, offset, length])
+    lines = _merged_lines(angles, offsets, lengths, math.radians(5), 0.02 * size + 3)
     lines = sorted(lines, key=lambda ln: -ln[2])[:MAX_LINES]
     pairs = [(i, j) for i in range(len(lines)) for j in range(i + 1, len(lines))
              if _angle_apart(lines[i][0], lines[j][0]) < np.radians(20)]
@@ -456,15 +473,47 @@ def line_quads(edges: np.ndarray) -> np.ndarray:
     return order_corners_of(q[inside])
 
 
+MERGE_ROWS = 256
+
+
+def _merged_lines(angles: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, same_direction: float,
+                  same_offset: float) -> list[list[float]]:
+    """Segments (angle in [0, pi), normal offset, length) merged into lines, longest segment first: each joins
+    the first line (in the order they were started) within ``same_direction`` and ``same_offset`` of it, else
+    starts one. [angle, offset, total length] per line.
+
+    >>> _merged_lines(np.float64([0.0, 0.01, 1.5]), np.float64([10, 11, 50]), np.float64([30, 20, 25]), 0.05, 3)
+    [[0.0, 10.0, 50.0], [1.5, 50.0, 25.0]]
+    """
+    order = np.argsort(-lengths, kind="stable")
+    a, o = angles[order], offsets[order]
+    starts: list[int] = []  # positions in ``order`` of the segments that started a line
+    lines: list[list[float]] = []
+    joins: list = []
+    for i, length in enumerate(lengths[order].tolist()):
+        if i % MERGE_ROWS == 0:
+            # Which of these segments could join the line which other segment starts, many pairs at once (rows
+            # in blocks: a textured photo gives thousands of segments). Directions as in _angle_apart; this
+            # segment's offset, negated where the two angles lie over a quarter turn apart (near 0 and near pi:
+            # the same direction with opposite normals), is compared with the other's.
+            rows = slice(i, i + MERGE_ROWS)
+            apart = np.abs((a[rows, None] - a[None, :] + math.pi / 2) % math.pi - math.pi / 2)
+            as_other = np.where(np.abs(a[rows, None] - a[None, :]) < math.pi / 2, o[rows, None], -o[rows, None])
+            joins = ((apart < same_direction) & (np.abs(as_other - o[None, :]) < same_offset)).tolist()
+        row = joins[i % MERGE_ROWS]
+        for k, start in enumerate(starts):
+            if row[start]:
+                lines[k][2] += length
+                break
+        else:
+            starts.append(i)
+            lines.append([float(a[i]), float(o[i]), length])
+    return lines
+
+
 def _angle_apart(a: float, b: float) -> float:
     """Difference of two undirected line angles, 0..pi/2."""
     return abs((a - b + math.pi / 2) % math.pi - math.pi / 2)
-
-
-def _offset_as(reference_angle: float, angle: float, offset: float) -> float:
-    """``offset`` of a line at ``angle`` expressed for the normal of a line at ``reference_angle``
-    (angles near 0 and near pi describe the same direction with opposite normals)."""
-    return offset if abs(angle - reference_angle) < math.pi / 2 else -offset
 
 
 def _crossing(a: list[float], b: list[float]) -> np.ndarray | None:

@@ -45,14 +45,20 @@ def zone_agreement(read: MRZRead):
     if predicted is None:
         return None
     if read.result.type in BOOKLET_TYPES:
-        return lambda corners: _agrees(data_page(corners, read), predicted)
+        centre, direction = _zone_centre_and_direction(read)  # once: the test runs on every candidate quad
+        return lambda corners: _agrees(page_with_zone(corners, centre, direction, TD3_ASPECT), predicted)
     return lambda corners: _agrees(corners, predicted)
 
 
 def data_page(corners: np.ndarray, read: MRZRead) -> np.ndarray:
     """The data page alone when the outline found the whole open booklet (both pages)."""
+    return page_with_zone(corners, *_zone_centre_and_direction(read), TD3_ASPECT)
+
+
+def _zone_centre_and_direction(read: MRZRead) -> tuple[tuple[float, float], np.ndarray]:
+    """The zone's centre and a vector along its lines, in input coordinates."""
     block = read.found.corners_in_input()
-    return page_with_zone(corners, read.found.centre_in_input(), block[1] - block[0], TD3_ASPECT)
+    return read.found.centre_in_input(), block[1] - block[0]
 
 
 # ICAO 9303 prints the zone along the document's bottom edge (its last line within about a tenth of the
