@@ -297,11 +297,11 @@ class DocumentReader:
                     mrz = settled
                     printed = PrintedRead(self.printed.postprocess(printed.lines, _zone_fields(mrz), None),
                                           printed.lines, printed.timings_ms)
+        zone = _zone_fields(mrz)
         if (self.printed is not None and view.found and _prints_nothing_more(mrz, None, upright.shape)
-                and missing_zone_values(printed, _zone_fields(mrz))):
+                and missing_zone_values(printed, zone)):
             # A card's back located on a sheet that may show its front too: the front prints what was not found.
             t = time.perf_counter()
-            zone = _zone_fields(mrz)
             rest = read_other_side(self.printed, _as_rgb(image), view.corners, view.rotation, zone)
             if rest is not None:
                 if printed is None and missing_zone_values(rest, zone):
@@ -470,10 +470,7 @@ def _small_for_search(corners, shape) -> bool:
     >>> _small_for_search([[0, 0], [1300, 0], [1300, 900], [0, 900]], (3000, 4500, 3))  # searched at 0.44
     True
     """
-    c = np.asarray(corners, dtype=np.float64)
-    long_side = max(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[3]), np.linalg.norm(c[3] - c[0]),
-                    np.linalg.norm(c[2] - c[1]))
-    return bool(long_side * reading_zoom(shape) < SMALL_FOR_SEARCH)
+    return bool(max(_sides(corners)) * reading_zoom(shape) < SMALL_FOR_SEARCH)
 
 
 def _card_proportions(corners) -> bool:
@@ -483,10 +480,19 @@ def _card_proportions(corners) -> bool:
     >>> _card_proportions([[0, 0], [856, 0], [856, 540], [0, 540]]), _card_proportions([[0, 0], [600, 0], [600, 420], [0, 420]])
     (True, False)
     """
+    top, right, bottom, left = _sides(corners)
+    return _td1_like((top + bottom) / 2, (left + right) / 2, CARD_FRONT_ASPECT_SLACK)
+
+
+def _sides(corners) -> tuple[float, float, float, float]:
+    """The lengths of a quad's sides (corners in image order TL, TR, BR, BL): top, right, bottom, left.
+
+    >>> _sides([[0, 0], [856, 0], [856, 540], [0, 540]])
+    (856.0, 540.0, 856.0, 540.0)
+    """
     c = np.asarray(corners, dtype=np.float64)
-    width = (np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3])) / 2
-    height = (np.linalg.norm(c[3] - c[0]) + np.linalg.norm(c[2] - c[1])) / 2
-    return _td1_like(width, height, CARD_FRONT_ASPECT_SLACK)
+    top, right, bottom, left = np.linalg.norm(c - c[[1, 2, 3, 0]], axis=1).tolist()
+    return top, right, bottom, left
 
 
 def _td1_like(width: float, height: float, slack: float) -> bool:
