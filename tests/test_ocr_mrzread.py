@@ -192,3 +192,17 @@ def test_a_zone_search_finds_what_the_functions_do_and_makes_each_direction_once
     assert levelled_search._binary is binary and len(search._at) == 1  # hair-lines cut on the same binarisation
     assert [f.block.box for f in thin] == [f.block.box for f in find_mrz_at(gray, angle, open_thin=True)]
     assert search.at(angle, open_thin=True) is thin
+
+
+def test_black_ink_is_the_brightest_channel_plus_colourfulness_at_most_white():
+    """black_ink by OpenCV's per-channel arithmetic: 2 x brightest - darkest channel, clipped to 0..255, on
+    every kind of pixel (a photo's, and random colours that saturate)."""
+    from docauth.ocr.mrz.reader import black_ink
+
+    rng = np.random.default_rng(4)
+    for rgb in (generate_sample(SEED, 3, category="td3_open").image, rng.integers(0, 256, (301, 207, 3), dtype=np.uint8)):
+        top, low = rgb.max(axis=2).astype(int), rgb.min(axis=2).astype(int)
+        expected = np.clip(2 * top - low, 0, 255)
+        ink = black_ink(rgb)
+        assert ink.dtype == np.uint8 and ink.shape == rgb.shape[:2] and np.array_equal(ink, expected)
+        assert (ink == 255).any() and (ink < 255).any()

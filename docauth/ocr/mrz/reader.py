@@ -264,8 +264,10 @@ def black_ink(rgb: np.ndarray) -> np.ndarray:
     >>> black_ink(px).tolist()             # black, magenta, paper, a gray glyph edge
     [[20, 255, 230, 150]]
     """
-    top = rgb.max(axis=2).astype(np.int16)
-    return np.clip(2 * top - rgb.min(axis=2), 0, 255).astype(np.uint8)
+    red, green, blue = cv2.split(rgb)  # OpenCV per channel: numpy's reduction over the channel axis costs many
+    top = cv2.max(cv2.max(red, green), blue)  # times as much on a photo
+    # 2 * top - darkest, at most 255: top plus its colourfulness (never negative), the sum saturated
+    return cv2.add(top, cv2.subtract(top, cv2.min(cv2.min(red, green), blue)))
 
 
 # Mean spread between an image's brightest and darkest channel (0-255) under which it is taken for gray: a
