@@ -271,3 +271,13 @@ def test_the_median_brightness_is_numpys():
     for shape in ((480, 640), (3, 5), (1, 1), (2, 2)):
         blur = rng.integers(0, 256, shape).astype(np.uint8)
         assert _whole_number_percentiles(blur, (50.0,)) == [float(np.median(blur))]
+
+
+def test_colour_distance_is_numpys_norm():
+    """The colour segments' distance from the background colour: np.linalg.norm over the channels, to the bit."""
+    from docauth.ocr.locate import _colour_distance
+
+    rng = np.random.default_rng(6)
+    lab = rng.uniform(0, 255, (97, 131, 3)).astype(np.float32)
+    background = np.median(lab[:4].reshape(-1, 3), 0)
+    assert np.array_equal(_colour_distance(lab, background), np.linalg.norm(lab - background, axis=2))

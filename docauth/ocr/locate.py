@@ -328,7 +328,7 @@ def _colour_segments(small: np.ndarray) -> list[tuple[str, np.ndarray]]:
     border = np.concatenate([lab[:4].reshape(-1, 3), lab[-4:].reshape(-1, 3), lab[:, :4].reshape(-1, 3),
                              lab[:, -4:].reshape(-1, 3)])
     bg = np.median(border, 0)
-    dist = np.linalg.norm(lab - bg, axis=2)
+    dist = _colour_distance(lab, bg)
     dist8 = np.clip(dist * 2, 0, 255).astype(np.uint8)
     _t, seg = cv2.threshold(dist8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     seg = cv2.morphologyEx(seg, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
@@ -338,6 +338,13 @@ def _colour_segments(small: np.ndarray) -> list[tuple[str, np.ndarray]]:
     low = cv2.morphologyEx(low, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     low = cv2.morphologyEx(low, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
     return [("segment", seg), ("segment_low", low)]
+
+
+def _colour_distance(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """``np.linalg.norm(lab - colour, axis=2)`` (the same sums in the same order) from the channels' planes:
+    numpy's reduction over a 3-long last axis costs about three times as much."""
+    d = lab - colour
+    return np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1] + d[..., 2] * d[..., 2])
 
 
 def _line_candidates(thin_edges: np.ndarray, near_edge: np.ndarray, edge_density: float, area_img: float,
