@@ -116,7 +116,7 @@ class FieldsReader:
     def models(self) -> list:
         return []
 
-    def __call__(self, image, *, side=None, on_rectified=None):
+    def __call__(self, image, *, side=None, on_rectified=None, expected=None):
         if on_rectified is not None and self.rectified_page is not None:
             on_rectified(self.rectified_page)
         fields = dict(self.next_fields)

@@ -266,9 +266,12 @@ class DocumentReader:
         return read
 
     def __call__(self, image: np.ndarray, *, side: str | None = None,
-                 on_rectified: Callable[[np.ndarray], None] | None = None) -> OCRResult:
+                 on_rectified: Callable[[np.ndarray], None] | None = None, expected: dict | None = None) -> OCRResult:
         """Read a document. ``on_rectified(upright_rgb)`` is called as soon as the document is
-        rectified, before its printed fields are read (the pipeline starts the portrait search there)."""
+        rectified, before its printed fields are read (the pipeline starts the portrait search there).
+        ``expected``: the record of the person the document should belong to (a 1:1 check); where no zone gives
+        the printed values to look for, print is searched for the record's, and read whole when they are not
+        all there (fields found so say ``how`` "record"; the zone's values always come first)."""
         timings: dict = {}
         t0 = time.perf_counter()
         view, upright, read = self.preprocess(image, timings, side=side)
@@ -278,11 +281,11 @@ class DocumentReader:
         printed = None
         if self.printed is not None and not _prints_nothing_more(mrz, side, upright.shape):
             t = time.perf_counter()
-            printed = self.printed(upright, mrz_top=_mrz_top(mrz), mrz_fields=_zone_fields(mrz))
+            printed = self.printed(upright, mrz_top=_mrz_top(mrz), mrz_fields=_zone_fields(mrz), record=expected)
             timings["viz_ms"] = (time.perf_counter() - t) * 1000
             if mrz is None and _poor_read(printed):
                 t = time.perf_counter()
-                for other_view, other in self._read_again(image, view, printed):
+                for other_view, other in self._read_again(image, view, printed, expected):
                     if _fields_read(other) > _fields_read(printed):
                         view, printed = other_view, other
                     if not _poor_read(printed):
@@ -314,7 +317,7 @@ class DocumentReader:
         result.timings_ms["total_ms"] = (time.perf_counter() - t0) * 1000
         return result
 
-    def _read_again(self, image: np.ndarray, view: DocumentView, printed: PrintedRead
+    def _read_again(self, image: np.ndarray, view: DocumentView, printed: PrintedRead, record: dict | None = None
                     ) -> Iterator[tuple[DocumentView, PrintedRead]]:
         """Other reads of a page whose printed read gave next to nothing, most likely first: the page the other
         way up, only when its lines read more surely so (the text layout's vote on a small, blurred card is
@@ -322,11 +325,11 @@ class DocumentReader:
         or a band of the card), itself turned only on the same evidence. A page that is merely hard to read
         costs two reads, not four."""
         if self.printed.reads_better_turned(view.rectified, printed.lines):
-            yield self._read_turned(view)
+            yield self._read_turned(view, record)
         if view.found:
-            yield self._read_whole_frame(image)
+            yield self._read_whole_frame(image, record)
 
-    def _read_whole_frame(self, image: np.ndarray) -> tuple[DocumentView, PrintedRead]:
+    def _read_whole_frame(self, image: np.ndarray, record: dict | None = None) -> tuple[DocumentView, PrintedRead]:
         """The printed fields read on the whole photo, turned upright by its text, for when the located
         outline gave next to nothing: it was the portrait, a band of the card, or the card turned the wrong
         way (a scan filling the frame leaves no background edge to find). The portrait search has already
@@ -340,21 +343,21 @@ class DocumentReader:
         small = levelled(small)
         rotation = orient_by_text(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), self.tesseract)
         upright = locate.rotate_quarter(small, rotation)
-        printed = self.printed(upright)
+        printed = self.printed(upright, record=record)
         view = DocumentView(corners=locate.document_corners(locate.frame_corners(rgb.shape), rotation),
                             rotation=rotation, found=False, rectified=upright)
         if _poor_read(printed) and self.printed.reads_better_turned(upright, printed.lines):
-            turned = self._read_turned(view)
+            turned = self._read_turned(view, record)
             if _fields_read(turned[1]) > _fields_read(printed):
                 return turned
         return view, printed
 
-    def _read_turned(self, view: DocumentView) -> tuple[DocumentView, PrintedRead]:
+    def _read_turned(self, view: DocumentView, record: dict | None = None) -> tuple[DocumentView, PrintedRead]:
         """The printed fields of ``view`` read the other way up. Orientation by text layout is fooled by
         cluttered backgrounds (grass, a keyboard) on the whole photo, which turns some pages upside down, whose
         fields then read as nothing."""
         turned = locate.rotate_quarter(view.rectified, 180)
-        printed = self.printed(turned)
+        printed = self.printed(turned, record=record)
         # half a turn more: the upright corners' order moves on by two
         turned_view = DocumentView(corners=view.corners[2:] + view.corners[:2], rotation=(view.rotation + 180) % 360,
                                    found=view.found, rectified=turned)

@@ -88,7 +88,11 @@ class Reader(ZoneFinder, Protocol):
     """Locate, rectify and read one document image."""
 
     def __call__(self, image: np.ndarray, *, side: str | None = None,
-                 on_rectified: Callable[[np.ndarray], None] | None = None) -> DocumentRead: ...
+                 on_rectified: Callable[[np.ndarray], None] | None = None,
+                 expected: dict | None = None) -> DocumentRead:
+        """``expected``: the record the document should carry (a 1:1 check), which the reader may look for
+        first in print; what it reports must be what the document says whether it finds it or not."""
+        ...
 
     def warmup(self) -> None:
         """Load now what the first call would otherwise load."""

@@ -254,7 +254,7 @@ class Pipeline:
             self._judge_capture(result, image, None, only=NOT_A_DOCUMENT_RETAKE)
             return
         search = self._start_portrait_search(image, side)
-        ocr, read = self._read_document(result, image, side, search.rectified_ready if search else None)
+        ocr, read = self._read_document(result, image, side, search.rectified_ready if search else None, person)
         self._judge_capture(result, image, ocr)
         side = self._side_from_mrz(result, side, read)
         self._match_face(result, image, ocr, side, person_id, search)
@@ -310,15 +310,16 @@ class Pipeline:
         return decision.side
 
     # 3. locate, rectify, MRZ, printed fields
-    def _read_document(self, result: CheckResult, image, side, on_rectified=None):
-        """(OCR result, its summary: fields, the fields a check digit confirms, MRZ kind and validity)."""
+    def _read_document(self, result: CheckResult, image, side, on_rectified=None, person: dict | None = None):
+        """(OCR result, its summary: fields, the fields a check digit confirms, MRZ kind and validity). The
+        person's record is handed to the reader, whose print confirms it with fewer reads where it holds."""
         if self.reader is None:
             result.skip("ocr", "OCR stage not configured")
             return None, OCRSummary()
         ocr = None
         with result.timed("ocr"):
             try:
-                ocr = self.reader(image, side=side, on_rectified=on_rectified)
+                ocr = self.reader(image, side=side, on_rectified=on_rectified, expected=person)
             except DocauthError as exc:
                 result.stages["ocr"] = StageRecord(status="failed", output=exc.export()["error"])
                 result.add_reason("stage_failed", "ocr", f"OCR failed: {exc.code}")

@@ -22,6 +22,7 @@ from docauth.errors import ModelError
 from docauth.ocr.printed.assign import (FIELDS, FieldRead, PrintedLine, assign_by_captions, assign_dates_by_order,
                                         assign_names_by_order, assign_number_by_shape, find_in_print, with_labels)
 from docauth.ocr.printed.detection import DETECTOR_MODEL, TextBox, TextDetector
+from docauth.ocr.printed.record import confirm_record, record_values
 from docauth.ocr.printed.recognition import RECOGNIZER_MODEL, TextRecognizer
 from docauth.runtime import load_model
 
@@ -29,6 +30,7 @@ CROP_MARGIN = 0.12  # of the line's height, around each cut: the detector's box 
 MIN_LINE_ASPECT = 1.2  # width over height (margins included) of the narrowest line read: three glyphs
 GLYPH_WIDTH = 0.55  # a glyph's width over its detected line's height (margins included), upper and lower case
 CAPTION_GLYPHS = 18
+ANY_DATE = {"expiry_date": "2000-01-01"}  # a date's printed size is its format's, not its value's
 # Value-sized lines of more glyphs than this are read last on a page without an MRZ: a name of two long words,
 # a caption and its value on one line, or (most often) a heading.
 LONG_LINE_GLYPHS = 24
@@ -71,14 +73,17 @@ class PrintedReader:
         return cls(TextDetector(detector), TextRecognizer(recognizer))
 
     def __call__(self, upright_rgb: np.ndarray, *, mrz_top: float | None = None, mrz_fields: dict | None = None,
-                 today: date | None = None, zone_values_only: bool = False) -> PrintedRead:
+                 today: date | None = None, zone_values_only: bool = False, record: dict | None = None
+                 ) -> PrintedRead:
         """``zone_values_only``: look only for the MRZ's values, in the few lines whose size fits them (a page
-        that may not be the document's at all is not read whole)."""
+        that may not be the document's at all is not read whole). ``record``: the person the document should
+        belong to (a 1:1 check); where no zone gives values, print is searched for the record's first
+        (:mod:`docauth.ocr.printed.record`) and read whole only when they are not all found."""
         return self.forward(upright_rgb, mrz_top=mrz_top, mrz_fields=mrz_fields or {}, today=today,
-                            zone_values_only=zone_values_only)
+                            zone_values_only=zone_values_only, record=record)
 
     def forward(self, page: np.ndarray, *, mrz_top: float | None, mrz_fields: dict, today: date | None,
-                zone_values_only: bool = False) -> PrintedRead:
+                zone_values_only: bool = False, record: dict | None = None) -> PrintedRead:
         timings: dict = {}
         t = time.perf_counter()
         boxes = self.preprocess(self.detector(page), page.shape, mrz_top)
@@ -110,15 +115,35 @@ class PrintedReader:
             if zone_values_only:
                 fields = {name: read for name, read in fields.items() if read.how == "mrz"}
         else:
-            # Lines longer than a value read last, and only when a field is still not read surely: a page's
-            # widest lines are mostly its headings (the state, the document's name), which name no field.
-            short = [b for b in values if glyphs_in(b) <= LONG_LINE_GLYPHS]
-            long = [b for b in values if glyphs_in(b) > LONG_LINE_GLYPHS]
-            lines = sorted(self._read(page, short + captions, captions), key=lambda line: (line.y0, line.x0))
-            fields = self.postprocess(lines, mrz_fields, today)
-            if long and not all(name in fields and fields[name].sure for name in FIELDS):
-                lines = sorted(lines + self._read(page, long), key=lambda line: (line.y0, line.x0))
+            done: dict[TextBox, PrintedLine | None] = {}
+
+            def read(some: list[TextBox]) -> dict[TextBox, PrintedLine | None]:
+                """Each box read once (a caption by its end), whichever step asks for it first."""
+                new = [b for b in some if b not in done]
+                for b, line in zip(new, self._read_each(page, new, captions)):
+                    done[b] = line
+                return {b: done[b] for b in some}
+
+            expected = record_values(record)
+            fields = None
+            if expected:
+                order = sorted((b for b in values if fit(b, expected) is not None),
+                               key=lambda b: (not under_caption(b, boxes), fit(b, expected)))
+                dated = sorted((b for b in values if fit(b, ANY_DATE) is not None), key=lambda b: fit(b, ANY_DATE))
+                fields = confirm_record(read, done, boxes, order, dated, expected, today)
+                lines = sorted((line for line in done.values() if line is not None), key=lambda ln: (ln.y0, ln.x0))
+            if fields is None:
+                # Lines longer than a value read last, and only when a field is still not read surely: a page's
+                # widest lines are mostly its headings (the state, the document's name), which name no field.
+                short = [b for b in values if glyphs_in(b) <= LONG_LINE_GLYPHS]
+                long = [b for b in values if glyphs_in(b) > LONG_LINE_GLYPHS]
+                lines = sorted((ln for ln in read(short + captions).values() if ln is not None),
+                               key=lambda line: (line.y0, line.x0))
                 fields = self.postprocess(lines, mrz_fields, today)
+                if long and not all(name in fields and fields[name].sure for name in FIELDS):
+                    lines = sorted(lines + [ln for ln in read(long).values() if ln is not None],
+                                   key=lambda line: (line.y0, line.x0))
+                    fields = self.postprocess(lines, mrz_fields, today)
         timings["recognise_ms"] = (time.perf_counter() - t) * 1000
         timings["lines"] = len(lines)
         return PrintedRead(fields, lines, timings)
@@ -137,10 +162,18 @@ class PrintedReader:
 
     def _read(self, page: np.ndarray, boxes: list[TextBox], captions=()) -> list[PrintedLine]:
         """The lines' text; a long caption-sized line is read by its end alone (``caption_tail``)."""
+        return [line for line in self._read_each(page, boxes, captions) if line is not None]
+
+    def _read_each(self, page: np.ndarray, boxes: list[TextBox], captions=()) -> list[PrintedLine | None]:
+        """Each box's line, None where it read as nothing."""
+        if not boxes:
+            return []
         captions = set(captions)
         reads = self.recognizer([cut(page, caption_tail(b) if b in captions else b) for b in boxes])
-        return with_labels([PrintedLine(r.text, b.x0, b.y0, b.x1, b.y1, r.confidence, r.glyph_confidences)
-                            for b, r in zip(boxes, reads) if r.text])
+        lines = [PrintedLine(r.text, b.x0, b.y0, b.x1, b.y1, r.confidence, r.glyph_confidences) if r.text else None
+                 for b, r in zip(boxes, reads)]
+        with_labels([line for line in lines if line is not None])
+        return lines
 
     @staticmethod
     def preprocess(boxes: list[TextBox], shape, mrz_top: float | None) -> list[TextBox]:
