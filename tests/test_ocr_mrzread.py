@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from docauth.ocr.mrz.line_model import LABELS, _greedy, decode_line
-from docauth.ocr.mrz.finder import (LINE_H, LINE_W, _line_fit, _percentile, cut_strip, find_mrz_levelled, rotate_degrees,
-                                 text_angle)
+from docauth.ocr.mrz.direction import text_angle
+from docauth.ocr.mrz.finder import LINE_H, LINE_W, _line_fit, _percentile, cut_strip, find_mrz_levelled, rotate_degrees
 from docauth.synth import generate_sample
 from docauth.synth.seeds import TESTS
 
@@ -140,7 +140,7 @@ def _motion_blurred_td3(tilt: float, blur_px: int) -> tuple[np.ndarray, np.ndarr
 
 def test_welded_text_direction_under_motion_blur():
     """Glyphs smeared into runs: the runs' own axes still give the direction of the lines."""
-    from docauth.ocr.mrz.finder import welded_text_angle
+    from docauth.ocr.mrz.direction import welded_text_angle
 
     sharp, _centre = _motion_blurred_td3(tilt=3.5, blur_px=1)
     truth = text_angle(sharp)  # the rendered zone leans a little of its own
@@ -152,7 +152,8 @@ def test_welded_text_direction_under_motion_blur():
 
 def test_a_zone_welded_into_runs_is_still_found():
     """A line whose glyphs ran into a few blobs counts by its length, not its number of blobs."""
-    from docauth.ocr.mrz.finder import find_mrz_at, welded_text_angle
+    from docauth.ocr.mrz.direction import welded_text_angle
+    from docauth.ocr.mrz.finder import find_mrz_at
 
     gray, centre = _motion_blurred_td3(tilt=3.5, blur_px=7)
     assert find_mrz_levelled(gray) == []  # by single glyphs: not found
@@ -163,12 +164,12 @@ def test_a_zone_welded_into_runs_is_still_found():
 
 def test_components_labelled_as_the_default_algorithm_labels_them():
     """The finder labels glyphs with the block-based algorithm for speed: the same count, labels and stats."""
-    from docauth.ocr.mrz.finder import _binarise, _labelled
+    from docauth.ocr.mrz.glyphs import binarise, label_components
 
     gray = cv2.cvtColor(generate_sample(SEED, 22, category="td1_back").image, cv2.COLOR_RGB2GRAY)
-    binary = _binarise(gray)
+    binary = binarise(gray)
     n, labels, stats, _centroids = cv2.connectedComponentsWithStats(binary, connectivity=8)
-    ours = _labelled(binary)
+    ours = label_components(binary)
     assert ours[0] == n > 100
     assert np.array_equal(ours[1], labels) and np.array_equal(ours[2], stats)
 

@@ -197,7 +197,7 @@ def test_a_card_askew_in_the_photo_is_read_level(reader, monkeypatch):
 
     import cv2
 
-    from docauth.ocr.mrz.finder import text_angle
+    from docauth.ocr.mrz.direction import text_angle
 
     doc = _front_without_mrz(100)
     height, width = doc.image.shape[:2]

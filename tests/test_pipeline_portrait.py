@@ -65,8 +65,8 @@ def test_a_large_portrait_is_found_at_the_first_look(faces):
 class LocatedReader(FieldsReader):
     """The stand-in reader, its page located in the photo (as the real reader's ``DocumentView.found``)."""
 
-    def __call__(self, image, *, side=None, on_rectified=None):
-        read = super().__call__(image, side=side, on_rectified=on_rectified)
+    def __call__(self, image, *, side=None, on_rectified=None, expected=None):
+        read = super().__call__(image, side=side, on_rectified=on_rectified, expected=expected)
         h, w = self.rectified_page.shape[:2]
         read.document = SimpleNamespace(found=True, rectified=self.rectified_page, rotation=0,
                                         corners=[[0, 0], [w, 0], [w, h], [0, h]])

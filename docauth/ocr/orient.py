@@ -8,7 +8,8 @@ import cv2
 import numpy as np
 
 from docauth.ocr.locate import rotate_quarter
-from docauth.ocr.mrz.finder import find_text_lines, text_angle
+from docauth.ocr.mrz.direction import text_angle
+from docauth.ocr.mrz.finder import find_text_lines
 from docauth.ocr.tesseract import tesseract_engine
 from docauth.ocr.textboxes import label_above, text_boxes
 

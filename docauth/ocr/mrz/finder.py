@@ -1,6 +1,6 @@
 """Find the machine-readable zone in an image and cut its lines into strips.
 
-1. the direction of the text (any angle, 0-180 degrees) from the directions
+1. the direction of the text (any angle, 0-180 degrees, :mod:`docauth.ocr.mrz.direction`) from the directions
    between neighbouring glyph-sized components; the image is turned so that
    text runs horizontally (the MRZ is then upright or upside down);
 2. binarise (adaptive threshold) and take connected components of text size;
@@ -20,6 +20,9 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
+
+from docauth.ocr.mrz.direction import text_angle
+from docauth.ocr.mrz.glyphs import binarise, glyph_boxes
 
 LINE_H, LINE_W = 32, 768  # line recogniser input: a line stretched to the width, glyphs ~19 px tall
 LINE_LENGTHS = {3: (30,), 2: (44, 36)}
@@ -86,28 +89,6 @@ class FoundMRZ:
         x, y, w, h = self.block.box
         cx, cy = self.to_input([[x + w / 2, y + h / 2]])[0]
         return float(cx), float(cy)
-
-
-def _binarise(gray: np.ndarray) -> np.ndarray:
-    h, w = gray.shape
-    block = int(max(15, min(101, (min(h, w) * 0.06)))) | 1
-    return cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, 10)
-
-
-def _labelled(binary: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
-    """``cv2.connectedComponentsWithStats(binary, connectivity=8)``'s count, labels and stats, by the block-based
-    algorithm (BBDT): the same labels in the same order, in about two thirds of the default one's time."""
-    n, labels, stats, _c = cv2.connectedComponentsWithStatsWithAlgorithm(binary, 8, cv2.CV_32S, cv2.CCL_BBDT)
-    return n, labels, stats
-
-
-def _components(binary: np.ndarray, min_h: int, max_h: int) -> np.ndarray:
-    _n, _labels, stats = _labelled(binary)
-    s = stats[1:]
-    w, h, area = s[:, 2], s[:, 3], s[:, 4]
-    # Wide components are kept: blur merges runs of '<' into one zig-zag, still part of the line.
-    keep = (h >= min_h) & (h <= max_h) & (w <= 30 * h) & (w >= 1) & (area >= 0.08 * w * h) & (area <= 0.95 * w * h + 4)
-    return s[keep, :4].astype(np.float64)
 
 
 def _chain_lines(boxes: np.ndarray) -> list[np.ndarray]:
@@ -214,14 +195,14 @@ def _make_line(boxes: np.ndarray) -> TextLine:
 
 
 def find_text_lines(gray: np.ndarray, open_thin: bool = False, binary: np.ndarray | None = None) -> list[TextLine]:
-    """``binary``: ``_binarise(gray)`` when the caller has it already (the search with hair-lines cut after
+    """``binary``: ``binarise(gray)`` when the caller has it already (the search with hair-lines cut after
     the one without binarises the same image)."""
     h, w = gray.shape
-    binary = _binarise(gray) if binary is None else binary
+    binary = binarise(gray) if binary is None else binary
     if open_thin:
         # Hair-line guilloche crossing the glyphs welds them into one huge component: cut it off.
         binary = cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    boxes = _components(binary, min_h=6, max_h=max(8, h // 3))
+    boxes = glyph_boxes(binary, min_h=6, max_h=max(8, h // 3))
     return [ln for ln in _merge_rows(_chain_lines(boxes)) if _long_enough(ln)]
 
 
@@ -267,7 +248,7 @@ class _Levelled:
         key = (limit, open_thin)
         if key not in self._found:
             if self._binary is None:
-                self._binary = _binarise(self.gray)
+                self._binary = binarise(self.gray)
             self._found[key] = _candidates(self.gray, self.scale, limit, open_thin=open_thin, binary=self._binary)
         return self._found[key]
 
@@ -486,100 +467,6 @@ def angle_apart(a: float, b: float) -> float:
 def _invert_affine(m: np.ndarray) -> np.ndarray:
     full = np.vstack([m, [0.0, 0.0, 1.0]])
     return np.linalg.inv(full)[:2]
-
-
-GLYPH_MAP_SIDE = 1000  # long side the text direction is measured at
-
-
-def glyph_map(gray: np.ndarray, max_side: int = GLYPH_MAP_SIDE) -> np.ndarray:
-    """The image at most ``max_side`` on its long side, binarised: what :func:`text_angle` and
-    :func:`welded_text_angle` measure the text direction on (made once when a search asks for both)."""
-    h, w = gray.shape
-    s = min(1.0, max_side / max(h, w))
-    if s < 1:
-        gray = cv2.resize(gray, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
-    return _binarise(gray)
-
-
-def text_angle(gray: np.ndarray, max_side: int = GLYPH_MAP_SIDE, *, glyphs: np.ndarray | None = None
-               ) -> float | None:
-    """Direction of the text lines in degrees, in [-90, 90), or None when there is too little text.
-
-    Each glyph's nearest glyph-sized neighbours lie along its line (the pitch is
-    shorter than the line spacing, in an MRZ and in printed fields alike), so the
-    histogram of neighbour directions peaks at the text direction, whatever the
-    rotation. ``rotate_degrees(gray, angle)`` then levels the text. ``glyphs``: ``glyph_map(gray, max_side)``
-    when the caller has it already.
-    """
-    from scipy.spatial import cKDTree  # deferred: scipy takes about a second to import, only the search needs it
-
-    binary = glyph_map(gray, max_side) if glyphs is None else glyphs
-    boxes = _components(binary, min_h=5, max_h=max(8, min(binary.shape) // 6))
-    # Single glyphs only: a merged word's nearest neighbour is the line above, not the next word.
-    elongation = np.maximum(boxes[:, 2], boxes[:, 3]) / np.maximum(1.0, np.minimum(boxes[:, 2], boxes[:, 3]))
-    boxes = boxes[elongation <= 2.2]
-    if len(boxes) < 12:
-        return None
-    centres = boxes[:, :2] + boxes[:, 2:] / 2
-    size = np.maximum(boxes[:, 2], boxes[:, 3])
-    dist, idx = cKDTree(centres).query(centres, k=3)
-    angles, weights = [], []
-    for k in (1, 2):
-        other = idx[:, k]
-        near = np.isfinite(dist[:, k]) & (other < len(boxes))
-        other = np.where(near, other, 0)
-        ratio = np.maximum(size, size[other]) / np.maximum(1.0, np.minimum(size, size[other]))
-        keep = near & (ratio < 1.6) & (dist[:, k] < 1.8 * np.maximum(size, size[other]))
-        vec = centres[other[keep]] - centres[keep]
-        angles.append(np.degrees(np.arctan2(vec[:, 1], vec[:, 0])) % 180.0)
-        weights.append(np.full(int(keep.sum()), 1.0 if k == 1 else 0.5))
-    angles, weights = np.concatenate(angles), np.concatenate(weights)
-    if len(angles) < 12:
-        return None
-    return _histogram_peak(angles, weights, min_peak=6.0)
-
-
-def welded_text_angle(gray: np.ndarray, max_side: int = GLYPH_MAP_SIDE, *, glyphs: np.ndarray | None = None
-                      ) -> float | None:
-    """Direction of the text lines in degrees, in [-90, 90), from text whose glyphs have run together.
-
-    Under motion blur or heavy defocus a line's glyphs weld into a few long blobs, and
-    :func:`text_angle`, which needs single glyphs, follows other text or sees none. Each
-    elongated component's own axis (second moments) runs along its line instead. ``glyphs``:
-    ``glyph_map(gray, max_side)`` when the caller has it already.
-    """
-    binary = glyph_map(gray, max_side) if glyphs is None else glyphs
-    n, labels, stats = _labelled(binary)
-    ys, xs = np.nonzero(labels)
-    of = labels[ys, xs]
-    area = np.maximum(stats[:, 4], 1).astype(np.float64)
-    sums = [np.bincount(of, weights=v, minlength=n) / area for v in (xs, ys, xs * xs, ys * ys, xs * ys)]
-    mx, my, mxx, myy, mxy = (v.astype(np.float64) for v in sums)
-    mu20, mu02, mu11 = mxx - mx * mx, myy - my * my, mxy - mx * my  # second central moments per component
-    spread = np.sqrt(4 * mu11 ** 2 + (mu20 - mu02) ** 2)
-    major, minor = (mu20 + mu02 + spread) / 2, (mu20 + mu02 - spread) / 2
-    # a run of glyphs: five times longer than thick (variances 25x), as thick as text (an edge is thinner)
-    keep = (stats[:, 4] >= 30) & (minor > 0.5) & (major >= 25 * minor) & (4 * np.sqrt(np.maximum(minor, 0)) >= 5)
-    keep[0] = False
-    angles = np.degrees(0.5 * np.arctan2(2 * mu11[keep], mu20[keep] - mu02[keep])) % 180.0
-    weights = stats[keep, 4].astype(np.float64)
-    if len(angles) < 3:
-        return None
-    return _histogram_peak(angles, weights)
-
-
-def _histogram_peak(angles: np.ndarray, weights: np.ndarray, min_peak: float = 0.0) -> float | None:
-    """The weighted mode of line directions (degrees modulo 180), refined, in [-90, 90); None when the
-    smoothed histogram's peak weighs less than ``min_peak``."""
-    hist = np.bincount(np.floor(angles).astype(int) % 180, weights=weights, minlength=180)
-    smooth = sum(np.roll(hist, d) * wt for d, wt in ((-2, 0.5), (-1, 1), (0, 1.5), (1, 1), (2, 0.5)))
-    peak = int(np.argmax(smooth))
-    if smooth[peak] < min_peak:
-        return None
-    near_peak = (np.abs((angles - peak - 0.5 + 90) % 180 - 90) <= 3)
-    offsets = (angles[near_peak] - peak - 0.5 + 90) % 180 - 90
-    angle = (peak + 0.5 + float(np.average(offsets, weights=weights[near_peak]))) % 180
-    return angle - 180 if angle >= 90 else angle
 
 
 def rotate_degrees(gray: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:

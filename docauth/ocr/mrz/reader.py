@@ -10,8 +10,8 @@ import cv2
 import numpy as np
 
 from docauth.ocr.mrz.countries import is_known_code
-from docauth.ocr.mrz.finder import (LINE_LENGTHS, FoundMRZ, ZoneSearch, angle_apart, cut_strip, glyph_map, text_angle,
-                                    welded_text_angle)
+from docauth.ocr.mrz.direction import glyph_map, text_angle, welded_text_angle
+from docauth.ocr.mrz.finder import LINE_LENGTHS, FoundMRZ, ZoneSearch, angle_apart, cut_strip
 from docauth.ocr.mrz.line_model import decode_line, vote_lines
 from docauth.ocr.mrz.parse import MRZResult, checks_pass, parse_mrz
 
