@@ -27,6 +27,7 @@ FIELDS = ("surname", "given_names", "date_of_birth", "document_number", "expiry_
 DATE_KINDS = {"date_of_birth": "birth", "expiry_date": "expiry"}
 SURE_CAPTION = 90.0  # caption keyword score (rapidfuzz) at which its field is taken as read
 SURE_VALUE = 0.85  # mean glyph probability at which a value is taken as read
+CAPTION_GAP = 1.5  # of a value's height: the furthest its caption stands above it (ICAO 9303 part 3 layouts)
 # Cards with a chip print a six-digit card access number (CAN, ICAO 9303 part 11) near the document number, under
 # or beside its caption: a number of that shape may be either, so it is never sure enough to accuse the document.
 CARD_ACCESS_NUMBER = re.compile(r"\d{6}")

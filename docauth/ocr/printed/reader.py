@@ -19,8 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from docauth.errors import ModelError
-from docauth.ocr.printed.assign import (FIELDS, FieldRead, PrintedLine, assign_by_captions, assign_dates_by_order,
-                                        assign_names_by_order, assign_number_by_shape, find_in_print, with_labels)
+from docauth.ocr.printed.assign import (CAPTION_GAP, FIELDS, FieldRead, PrintedLine, assign_by_captions,
+                                        assign_dates_by_order, assign_names_by_order, assign_number_by_shape,
+                                        find_in_print, with_labels)
 from docauth.ocr.printed.detection import DETECTOR_MODEL, TextBox, TextDetector
 from docauth.ocr.printed.record import confirm_record, record_values
 from docauth.ocr.printed.recognition import RECOGNIZER_MODEL, TextRecognizer
@@ -205,8 +206,6 @@ def value_sized(boxes: list[TextBox]) -> tuple[list[TextBox], list[TextBox]]:
     tall = VALUE_HEIGHT * float(np.percentile([b.height for b in boxes], 75))
     return [b for b in boxes if b.height >= tall], [b for b in boxes if b.height < tall]
 
-
-CAPTION_GAP = 1.5  # of a line's height: the furthest a caption stands above its value
 
 
 def under_caption(box: TextBox, boxes: list[TextBox]) -> bool:

@@ -18,14 +18,13 @@ from typing import Callable, Mapping
 
 from docauth.dates import parse_date
 from docauth.ocr.mrz import transliterate
-from docauth.ocr.printed.assign import (DATE_KINDS, FIELDS, FieldRead, PrintedLine, assign_by_captions, clean_name,
-                                        find_in_print, parse_value)
+from docauth.ocr.printed.assign import (CAPTION_GAP, DATE_KINDS, FIELDS, FieldRead, PrintedLine, assign_by_captions,
+                                        clean_name, find_in_print, parse_value)
 from docauth.ocr.printed.detection import TextBox
 
 # What a box read to: its line, or None where it read as nothing.
 ReadBoxes = Callable[[list[TextBox]], dict[TextBox, PrintedLine | None]]
 
-CAPTION_GAP = 1.5  # of the value's height: the furthest a caption stands above its value
 CAPTION_ROW = 0.45  # of the value's height: how far a caption beside its value may stand off its row's centre
 CAPTION_BESIDE = 8.0  # of the value's height: the furthest a caption stands left of its value
 
