@@ -98,7 +98,8 @@ class Progress:
     """A bar with count, rate and time left, or nothing when stderr is not a terminal."""
 
     def __init__(self, total: int | None = None, *, description: str = "", unit: str = "item",
-                 completed: int = 0, console: Any = None, enabled: bool | None = None, clock=None):
+                 completed: int = 0, console: Any = None, enabled: bool | None = None, clock=None,
+                 threaded: bool = True):
         self.total = total
         self.description = description
         self.unit = unit
@@ -106,6 +107,9 @@ class Progress:
         self._console = console
         self._enabled = enabled
         self._clock = clock  # seconds, monotonic (default: rich's own); tests pass their own to see a day go by
+        # False: redrawn only when it moves, with no refresh thread (a process about to fork workers must be
+        # one thread, or each worker starts by spawning a fresh interpreter).
+        self._threaded = threaded
         self._progress = None
         self._task = None
 
@@ -119,7 +123,7 @@ class Progress:
         if enabled:
             extra = {"get_time": self._clock} if self._clock is not None else {}
             self._progress = RichProgress(*_columns(self.unit), console=console, speed_estimate_period=SPEED_WINDOW_S,
-                                          **extra)
+                                          auto_refresh=self._threaded, **extra)
             self._task = self._progress.add_task(self.description, total=self.total, completed=self._completed,
                                                  start_at=self._completed)
             self._progress.start()
@@ -136,6 +140,7 @@ class Progress:
     def advance(self, n: int = 1) -> None:
         if self._progress is not None:
             self._progress.advance(self._task, n)
+            self._redraw()
 
     def update(self, completed: int | None = None, *, total: int | None = None,
                description: str | None = None) -> None:
@@ -149,6 +154,11 @@ class Progress:
         if description is not None:
             changes["description"] = description
         self._progress.update(self._task, **changes)
+        self._redraw()
+
+    def _redraw(self) -> None:
+        if not self._threaded:
+            self._progress.refresh()
 
     def log(self, message: str) -> None:
         """Print ``message`` above the bar, or as a line on stderr when there is none."""

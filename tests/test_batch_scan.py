@@ -178,3 +178,20 @@ def test_pdf_pages_are_rendered_and_reported_in_one_line(tmp_path):
     assert [p["page"] for p in doc["pages"]] == [1, 2]
     assert [("not_a_document" in p["reasons"]) for p in doc["pages"]] == [False, True]
     assert doc["decision"] == "reject"  # the worst page decides
+
+
+def test_a_callers_bar_moves_with_every_result_written(tmp_path):
+    from docauth.batch.scan import scan
+    from docauth.config import Settings
+    from pipeline_support import standin_pipeline
+
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    for i in range(3):
+        (archive / f"not-an-image-{i}.jpg").write_bytes(b"junk")
+    settings = Settings.load(environ={}, data_dir=tmp_path / "data", mode="throughput")
+    out = tmp_path / "r.jsonl"
+    moves: list[int] = []
+    scan([str(archive), str(tmp_path / "missing.jpg")], out, settings, pipeline=standin_pipeline(settings),
+         chunk=2, on_done=moves.append)
+    assert sum(moves) == len(read_lines(out)) == 4 and len(moves) >= 2  # the missing file's line counts too

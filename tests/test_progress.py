@@ -71,3 +71,16 @@ def test_echo_reaches_the_open_bar_or_stderr(capsys):
         assert bar._progress.tasks[0].completed == 2 and bar._progress.tasks[0].total == 5
     echo("after the bar")
     assert "chunk 2/5 done" in buffer.getvalue() and capsys.readouterr().err == "after the bar\n"
+
+
+def test_a_bar_without_a_refresh_thread_draws_as_it_moves():
+    import threading
+
+    console, buffer = _terminal()
+    before = threading.active_count()
+    with Progress(4, description="scan", unit="img", console=console, threaded=False) as bar:
+        assert threading.active_count() == before  # workers forked under this bar copy no running thread
+        bar.advance(3)
+        assert "3/4" in buffer.getvalue()
+    with Progress(4, description="scan", unit="img", console=console):
+        assert threading.active_count() == before + 1  # by default rich redraws from its own thread

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import threading
 from pathlib import Path
 
 import click
@@ -71,13 +69,11 @@ def batch(inputs, out, with_csv, resume, engine, workers, ray_address, backend, 
     try:
         settings = Settings.load(mode="throughput", backend=backend)
         _migrate(settings)
+        # The bar moves as results are written, with no thread of its own: the workers fork from this process.
         with Progress(_count_inputs(inputs), description="scan", unit="img",
-                      completed=_lines(jsonl) if resume else 0) as bar:
-            # scan()'s own line-every-few-seconds progress goes nowhere: the bar above replaces it.
-            with _follow(jsonl, bar), open(os.devnull, "w") as quiet:
-                summary = scan(list(inputs), jsonl, settings, resume=resume, engine=engine, workers=workers,
-                               chunk=chunk, ray_address=ray_address, factory=pipeline_factory,
-                               progress_stream=quiet)
+                      completed=_lines(jsonl) if resume else 0, threaded=False) as bar:
+            summary = scan(list(inputs), jsonl, settings, resume=resume, engine=engine, workers=workers,
+                           chunk=chunk, ray_address=ray_address, factory=pipeline_factory, on_done=bar.advance)
         rows = write_csv(jsonl, csv_path) if csv_path is not None else None
     except DocauthError as exc:
         fail(exc)
@@ -109,48 +105,8 @@ def _count_inputs(inputs) -> int:
 
 def _lines(path: Path) -> int:
     """Complete lines in the results file (the inputs a resumed run skips)."""
-    return _LineCounter(path).count()
-
-
-class _LineCounter:
-    """Newlines in a file that grows by appends, reading only what was added since the last count."""
-
-    def __init__(self, path: Path):
-        self.path, self.offset, self.lines = path, 0, 0
-
-    def count(self) -> int:
-        try:
-            with open(self.path, "rb") as fh:
-                if os.fstat(fh.fileno()).st_size < self.offset:  # cut (a torn line dropped on resume)
-                    self.offset = self.lines = 0
-                fh.seek(self.offset)
-                for chunk in iter(lambda: fh.read(1 << 20), b""):
-                    self.lines += chunk.count(b"\n")
-                    self.offset += len(chunk)
-        except FileNotFoundError:
-            return 0
-        return self.lines
-
-
-class _follow:
-    """Moves the bar as lines reach the results file: every engine appends one line per finished input."""
-
-    def __init__(self, path: Path, bar, every_s: float = 0.5):
-        self.counter, self.bar, self.every_s = _LineCounter(path), bar, every_s
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="docauth-batch-progress", daemon=True)
-
-    def __enter__(self):
-        if self.bar.active:
-            self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info):
-        if self._thread.is_alive():
-            self._stop.set()
-            self._thread.join()
-            self.bar.update(self.counter.count())
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.every_s):
-            self.bar.update(self.counter.count())
+    try:
+        with open(path, "rb") as fh:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+    except FileNotFoundError:
+        return 0

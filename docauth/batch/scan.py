@@ -15,7 +15,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 from docauth.batch.chunk import error_record
 from docauth.batch.inputs import expand_inputs
@@ -95,7 +95,10 @@ def chunk_size(todo: int, workers: int, settings: Settings) -> int:
 
 def scan(inputs: list[str], out: str | os.PathLike, settings: Settings, *, resume: bool = False,
          engine: str = "local", workers: int = 1, chunk: int | None = None, ray_address: str | None = None,
-         progress_stream=None, pipeline=None, factory: str | None = None) -> Summary:
+         progress_stream=None, pipeline=None, factory: str | None = None,
+         on_done: Callable[[int], None] | None = None) -> Summary:
+    """``on_done(n)``: called in this thread as each n results are written, in place of the progress lines on
+    ``progress_stream`` (a caller's own bar)."""
     start = time.perf_counter()
     expanded = expand_inputs(inputs)
     journal = ResultJournal(out, resume=resume)
@@ -107,13 +110,15 @@ def scan(inputs: list[str], out: str | os.PathLike, settings: Settings, *, resum
                 journal.append(error_record(missing, InvalidImage(f"{missing}: no such file, folder or match",
                                                             code="file_not_found")))
                 summary.errors += 1
+                if on_done is not None:
+                    on_done(1)
         summary.inputs = len(expanded.paths)
         todo = [p for p in expanded.paths if p not in journal.done]
         summary.skipped = summary.inputs - len(todo)
         chunk = chunk or chunk_size(len(todo), workers, settings)
         # One thread calls the models in each process: a model call never has companions to wait for.
         settings = dataclasses.replace(settings, max_queue_delay_ms=0.0)
-        progress = Progress(len(todo), stream=progress_stream)
+        advance = on_done or Progress(len(todo), stream=progress_stream).update
         if engine == "local":
             batches: Iterable[list[dict]] = run_local(todo, settings, workers, chunk, pipeline=pipeline, factory=factory)
         elif engine == "ray":
@@ -128,7 +133,7 @@ def scan(inputs: list[str], out: str | os.PathLike, settings: Settings, *, resum
                     summary.errors += 1
                 elif record.get("decision"):
                     summary.decisions[record["decision"]] += 1
-            progress.update(len(records))
+            advance(len(records))
     finally:
         journal.close()
     summary.elapsed_s = round(time.perf_counter() - start, 3)
