@@ -22,10 +22,11 @@ from docauth.ocr.printed.detection import TextDetector
 OTHER_SIDE_MIN_LINES = 6
 OTHER_SIDE_INSIDE = 0.8  # of the place beside the back that must lie in the photo to be looked at
 OTHER_SIDE_SLACK = 0.15  # of the back's size, around the place beside it
-OTHER_SIDE_PLACES = 2  # places looked at, those most inside the photo first
-# A place's lines are counted at this size (a quarter of a page's detection): a front's values are still
-# lines there, and a back beside clutter pays little for the look.
-OTHER_SIDE_DETECT_SIDE = 320
+OTHER_SIDE_READS = 2  # places read at most, those holding the most lines first
+# A place's lines are counted with the card in it flattened to this many pixels on its long side, whatever the
+# photo's size: a front's values are then about 8 px tall, which the detector still finds when a small photo's
+# text comes to it blurred by upsampling, and a back beside clutter pays little for the look.
+OTHER_SIDE_GLANCE_SIDE = 320
 # The zone's values a card's front prints: while one is not found in print, the other side is looked at.
 FRONT_VALUES = ("surname", "date_of_birth", "document_number")
 
@@ -47,47 +48,95 @@ def missing_zone_values(printed: PrintedRead | None, zone_fields: dict) -> bool:
     return any(name not in printed.fields or printed.fields[name].how != "mrz" for name in wanted)
 
 
-def places_beside(corners: np.ndarray, shape) -> list[tuple[int, int, int, int]]:
-    """The boxes (x0, y0, x1, y1) a card's size away from the located one, grown by the slack, that lie mostly
-    in the photo; those most inside first.
+def places_beside(corners: np.ndarray, shape) -> list[tuple[np.ndarray, tuple[int, int]]]:
+    """Where the other side may lie: the located card's rectangle moved by its own width or height (left, right,
+    above, below, as the card is upright), on the sheet's plane, grown by the slack on each side; each as the
+    homography from the photo to that place measured in card widths and heights (the place spans
+    [-slack, 1 + slack] on both axes) and where the back lies from it (in card sizes), for places mostly in the
+    photo, those most inside first.
 
-    >>> places_beside(np.float32([[400, 0], [740, 0], [740, 220], [400, 220]]), (220, 744, 3))
-    [(9, 0, 451, 220)]
-    >>> places_beside(np.float32([[336, -18], [721, -16], [720, 227], [334, 225]]), (220, 702, 3))
-    [(0, 0, 389, 220)]
+    >>> back = np.float32([[400, 0], [740, 0], [740, 220], [400, 220]])   # upright TL, TR, BR, BL
+    >>> [((np.round(cv2.perspectiveTransform(np.float32([[[60, 110]]]), m)[0, 0], 2) + 0.0).tolist(), back_at)
+    ...  for m, back_at in places_beside(back, (220, 744, 3))]
+    [([0.0, 0.5], (1, 0))]
+    >>> cut = np.float32([[336, -18], [721, -16], [720, 227], [334, 225]])   # a back cut by the frame
+    >>> [back_at for _, back_at in places_beside(cut, (220, 702, 3))]
+    [(1, 0)]
     """
     height, width = shape[:2]
-    # An outline may run past the photo's edge (a card cut by the frame): only what the photo shows of it counts.
-    (x0, y0), (x1, y1) = np.maximum(corners.min(axis=0), 0), np.minimum(corners.max(axis=0), [width, height])
-    w, h = x1 - x0, y1 - y0
+    to_card = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), np.float32([[0, 0], [1, 0], [1, 1], [0, 1]]))
+    frame = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+    # An outline may run past the photo's edge (a card cut by the frame): a place beside it is cut alike, and only
+    # what it shows beyond that counts against it.
+    back_shown = _shown(np.asarray(corners, np.float32), frame)
     places = []
     for dx, dy in ((0, -1), (0, 1), (-1, 0), (1, 0)):
-        px0, py0 = x0 + dx * w, y0 + dy * h
-        inside = (max(0.0, min(px0 + w, width) - max(px0, 0)) * max(0.0, min(py0 + h, height) - max(py0, 0))
-                  / (w * h))
+        to_place = np.array([[1, 0, -dx], [0, 1, -dy], [0, 0, 1]], np.float64) @ to_card
+        outline = cv2.perspectiveTransform(np.float32([[[0, 0], [1, 0], [1, 1], [0, 1]]]),
+                                           np.linalg.inv(to_place))[0]
+        if not cv2.isContourConvex(outline):
+            continue  # the plane folds over beyond the horizon: no card lies there
+        inside = min(1.0, _shown(outline, frame) / max(back_shown, 1e-6))
         if inside >= OTHER_SIDE_INSIDE:
-            # read a little larger than the back: the two sides lie apart by a gap, and not quite in line
-            sx, sy = OTHER_SIDE_SLACK * w, OTHER_SIDE_SLACK * h
-            places.append((inside, (int(max(px0 - sx, 0)), int(max(py0 - sy, 0)), int(min(px0 + w + sx, width)),
-                                    int(min(py0 + h + sy, height)))))
-    return [box for _, box in sorted(places, key=lambda p: -p[0])][:OTHER_SIDE_PLACES]
+            places.append((inside, to_place, (-dx, -dy)))
+    return [(m, back_at) for _, m, back_at in sorted(places, key=lambda p: -p[0])]
 
 
-def read_other_side(reader: PrintedReader, rgb: np.ndarray, corners, rotation: int, zone_fields: dict
+def _shown(outline: np.ndarray, frame: np.ndarray) -> float:
+    """The share of a convex outline's area that lies in the frame."""
+    area = cv2.contourArea(outline)
+    return cv2.intersectConvexConvex(outline, frame)[0] / area if area > 0 else 0.0
+
+
+def flattened(rgb: np.ndarray, to_place: np.ndarray, card_size: tuple[float, float], back_at: tuple[int, int]
+              ) -> np.ndarray:
+    """The place (slack included) warped flat with the card in it ``card_size`` (width, height) pixels, the back's
+    part of it (``back_at``: the back's offset in card sizes) blanked out: its zone prints the very values looked
+    for, and is no print."""
+    cw, ch = card_size
+    span = 1 + 2 * OTHER_SIDE_SLACK
+    out_w, out_h = max(1, int(round(cw * span))), max(1, int(round(ch * span)))
+    to_pixels = np.array([[cw, 0, cw * OTHER_SIDE_SLACK], [0, ch, ch * OTHER_SIDE_SLACK], [0, 0, 1]], np.float64)
+    shrinking = cw * ch < abs(cv2.contourArea(cv2.perspectiveTransform(
+        np.float32([[[0, 0], [1, 0], [1, 1], [0, 1]]]), np.linalg.inv(to_place))[0]))
+    place = cv2.warpPerspective(rgb, to_pixels @ to_place, (out_w, out_h),
+                                flags=cv2.INTER_AREA if shrinking else cv2.INTER_CUBIC,
+                                borderMode=cv2.BORDER_CONSTANT, borderValue=(255, 255, 255))
+    bx, by = back_at
+    x0, y0 = int(round(cw * (OTHER_SIDE_SLACK + bx))), int(round(ch * (OTHER_SIDE_SLACK + by)))
+    cv2.rectangle(place, (x0, y0), (x0 + int(round(cw)), y0 + int(round(ch))), (255, 255, 255), thickness=-1)
+    return place
+
+
+def read_other_side(reader: PrintedReader, rgb: np.ndarray, corners, card_size: tuple[int, int], zone_fields: dict
                     ) -> PrintedRead | None:
-    """The zone's values read on the first place beside the back that holds a card's lines, turned as the back
-    is; None when there is none (a back alone). The place is read as photographed: the detector and the
-    recogniser scale it themselves, and a small photo upsampled first reads no better."""
+    """The zone's values read beside the back (``corners``: its upright TL, TR, BR, BL in the photo), on the
+    places that hold a card's lines, most lines first, until one finds a value; None when none holds enough (a
+    back alone). Each place is flattened as the back was, its card as large as the back was read
+    (``card_size``), and detected at the size a located page is: small print comes to the detector and the
+    recogniser as large as on a card photographed alone, and a sheet whose sides are not in line with the photo
+    is still read along its card."""
     corners = np.asarray(corners, dtype=np.float32)
-    glance = TextDetector(reader.detector.model, side=OTHER_SIDE_DETECT_SIDE)
-    for cx0, cy0, cx1, cy1 in places_beside(corners, rgb.shape):
-        place = rgb[cy0:cy1, cx0:cx1].copy()
-        # The back itself is blanked out: its zone prints the very values looked for, and is no print.
-        cv2.fillConvexPoly(place, np.round(corners - [cx0, cy0]).astype(np.int32), (255, 255, 255))
-        if len(glance(place)) < OTHER_SIDE_MIN_LINES:
-            continue
-        return reader(locate.rotate_quarter(place, rotation), mrz_fields=zone_fields, zone_values_only=True)
-    return None
+    cw, ch = card_size
+    glance_scale = OTHER_SIDE_GLANCE_SIDE / max(cw, ch)
+    glance = TextDetector(reader.detector.model,
+                          side=int(round(OTHER_SIDE_GLANCE_SIDE * (1 + 2 * OTHER_SIDE_SLACK))))
+    counted = []
+    for to_place, back_at in places_beside(corners, rgb.shape):
+        lines = len(glance(flattened(rgb, to_place, (cw * glance_scale, ch * glance_scale), back_at)))
+        if lines >= OTHER_SIDE_MIN_LINES:
+            counted.append((lines, to_place, back_at))
+    full = PrintedReader(TextDetector(reader.detector.model,
+                                      side=int(round(reader.detector.side * (1 + 2 * OTHER_SIDE_SLACK)))),
+                         reader.recognizer)
+    best = None
+    for _, to_place, back_at in sorted(counted, key=lambda c: -c[0])[:OTHER_SIDE_READS]:
+        read = full(flattened(rgb, to_place, (cw, ch), back_at), mrz_fields=zone_fields, zone_values_only=True)
+        if best is None or len(read.fields) > len(best.fields):
+            best = read
+        if read.fields:
+            break
+    return best
 
 
 def merged(back: PrintedRead | None, front: PrintedRead) -> PrintedRead:

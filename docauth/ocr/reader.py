@@ -305,7 +305,7 @@ class DocumentReader:
                 and missing_zone_values(printed, zone)):
             # A card's back located on a sheet that may show its front too: the front prints what was not found.
             t = time.perf_counter()
-            rest = read_other_side(self.printed, _as_rgb(image), view.corners, view.rotation, zone)
+            rest = read_other_side(self.printed, _as_rgb(image), view.corners, upright.shape[1::-1], zone)
             if rest is not None:
                 if printed is None and missing_zone_values(rest, zone):
                     # Both sides on one sheet: the back, not read for itself, may print what the front does not
