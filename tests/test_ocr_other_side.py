@@ -1,0 +1,75 @@
+"""A card's front read beside its back on one sheet (docauth.ocr.other_side): real models on generated sheets."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from docauth.ocr.other_side import OTHER_SIDE_SLACK, flattened, places_beside
+from docauth.synth import generate_sample, render_document
+from docauth.synth.seeds import TESTS
+from docauth.training.ocr_eval import field_equal
+
+SEED = TESTS.nth(47)
+FRONT_VALUES = ("surname", "date_of_birth", "document_number")
+# Scans of both sides are often posted small: the back this wide, its front's values then 5-8 px tall.
+SMALL_BACK_WIDTH = 320
+
+
+@pytest.fixture(scope="module")
+def reader():
+    from docauth.ocr.reader import DocumentReader
+
+    return DocumentReader.load()
+
+
+def small_sheet(index: int) -> tuple[np.ndarray, dict]:
+    """A generated both-sides sheet shrunk until its back is ``SMALL_BACK_WIDTH`` wide, saved as a JPEG would be."""
+    sample = generate_sample(SEED, index, category="td1_both")
+    back = np.asarray(sample.label["capture"]["back_corners"], float)
+    scale = SMALL_BACK_WIDTH / np.linalg.norm(back[1] - back[0])
+    image = cv2.resize(sample.image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    _, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    return cv2.imdecode(encoded, cv2.IMREAD_UNCHANGED), sample.label
+
+
+def test_small_sheets_of_both_sides_give_the_fronts_values(reader):
+    """The front beside a small back, at any place and turn the generator lays it: most of its values are read
+    where the zone says they are printed, and none is read otherwise."""
+    found = wrong = 0
+    for index in range(16):
+        image, label = small_sheet(index)
+        result = reader(image)
+        assert result.mrz is not None and result.mrz.valid, index
+        for name in FRONT_VALUES:
+            read = result.viz.get(name)
+            found += field_equal(name, read, label["fields"][name])
+            wrong += read is not None and not field_equal(name, read, label["fields"][name])
+    assert wrong == 0
+    assert found >= 0.7 * 16 * len(FRONT_VALUES), found
+
+
+def test_the_place_beside_a_tilted_back_is_its_front_flattened():
+    """A sheet turned in the photo: the place beside the back is taken along the card, and flattened it shows the
+    front where a card beside the back lies (not a slice of the sheet cut along the photo's axes)."""
+    back = render_document("td1_back", SEED + 1)
+    front = render_document("td1_front", SEED + 2, identity=back.fields)
+    height, width = back.image.shape[:2]
+    front_image = np.ascontiguousarray(front.image[:height, :width])
+    margin, gap = height // 2, height // 20
+    sheet = np.full((2 * margin + 2 * height + gap, 2 * margin + width, 3), 250, np.uint8)
+    sheet[margin:margin + height, margin:margin + width] = front_image
+    sheet[margin + height + gap:margin + 2 * height + gap, margin:margin + width] = back.image
+    turn = cv2.getRotationMatrix2D((sheet.shape[1] / 2, sheet.shape[0] / 2), 20, 1.0)
+    photo = cv2.warpAffine(sheet, turn, sheet.shape[1::-1], borderValue=(250, 250, 250))
+    y0 = margin + height + gap
+    corners = cv2.transform(np.float32([[[margin, y0], [margin + width, y0], [margin + width, y0 + height],
+                                          [margin, y0 + height]]]), turn)[0]
+    looks = []
+    for to_place, back_at in places_beside(corners, photo.shape):
+        place = flattened(photo, to_place, (width, height), back_at)  # the front lies a gap further up
+        inner = place[round(OTHER_SIDE_SLACK * height) - gap:][:height, round(OTHER_SIDE_SLACK * width):][:, :width]
+        looks.append((back_at, float(np.mean(np.abs(inner.astype(int) - front_image.astype(int))))))
+    # the back's other places lie mostly outside the photo; above it, the front, pixel for pixel but for resampling
+    assert [at for at, _ in looks] == [(0, 1)] and looks[0][1] < 12, looks
