@@ -4,7 +4,7 @@
         [--no-write]
 
 Starts ``docauth kiosk`` of each checkout in turn (fresh data folder; the runtime profile the first start of
-this checkout measured is kept in it, as on a kiosk started before), measures the time from the command to
+this checkout measured and the models it compiled are kept in it, as on a kiosk started before), measures the time from the command to
 ``/readyz`` 200, enrols the test person, then times the first full check (client side, HTTP included) and the
 median of the next four; it records the CPU seconds the kiosk's processes spent until ready and each process's
 resident memory (the worker, its face processes) after ready and after the checks. ``--cold`` adds one start of each without a profile (the kiosk's first start ever:
@@ -29,6 +29,7 @@ from doc_section import write_section  # noqa: E402  (bench/: this script's fold
 
 BEGIN, END = "<!-- kiosk_start:begin -->", "<!-- kiosk_start:end -->"
 LATER_CHECKS = 4
+COMPILED_CACHE_DIR = "compiled-models"  # docauth.runtime.loading.COMPILED_CACHE_DIR (a baseline may not have it)
 
 
 def process_rss_mb(server: Server) -> dict[str, float]:
@@ -115,8 +116,10 @@ def main() -> None:
             for label, root in roots.items():
                 data_dir = Path(tmp) / f"{label}-{case}-{round_no}".replace(" ", "_")
                 data_dir.mkdir()
-                if case == "kept profile":
+                if case == "kept profile":  # what a kiosk started before keeps: its profile and compiled models
                     shutil.copy(kept / "runtime-profile.json", data_dir / "runtime-profile.json")
+                    if (kept / COMPILED_CACHE_DIR).is_dir():
+                        shutil.copytree(kept / COMPILED_CACHE_DIR, data_dir / COMPILED_CACHE_DIR)
                 run = start_once(root, data_dir, images)
                 results.setdefault((label, case), []).append(run)
                 print(f"{case} {round_no} {label}: ready {run['ready_s']:.1f} s ({run['ready_cpu_s']:.1f} CPU s), "

@@ -57,7 +57,7 @@ class Settings:
     """Every setting is also the environment variable ``DOCAUTH_<NAME>``; one line each for the README's
     table (``python -m docauth.settings_table``; a test fails when a field has no line here):
 
-    data_dir: Folder of the SQLite database, the runtime profile and stored uploads (created on first use).
+    data_dir: Folder of the SQLite database, the runtime profile, compiled models and stored uploads (made on first use).
     models_dir: Folder of the trained models and their metadata.
     database_url: A PostgreSQL URL (``postgresql://user:pass@host/db``); unset, SQLite in ``data_dir``.
     mode: ``realtime`` (lowest latency per request) or ``throughput`` (batched: archives, busy services).

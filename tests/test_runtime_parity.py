@@ -195,3 +195,27 @@ def test_shipped_model_onnx_matches_keras(name):
         out = model.predict(x)
         assert np.max(np.abs(out - reference)) <= FP32_ATOL, backend
         assert np.array_equal(out.argmax(-1), reference.argmax(-1)), backend
+
+
+def test_openvino_keeps_what_it_compiled_for_the_next_start(standin, tmp_path, monkeypatch):
+    models_dir, inputs, reference, _ = standin
+    cache = tmp_path / "compiled-models"  # beside the runtime profile in the data dir (the fixture's tmp_path)
+
+    def answers() -> np.ndarray:
+        model = load_model("standin", models_dir=models_dir, backend="openvino", mode="realtime")
+        try:
+            return model.predict(inputs)
+        finally:
+            model.close()
+
+    first = answers()
+    kept = {p.name: p.stat().st_mtime_ns for p in cache.iterdir()}
+    assert kept  # the batch-1 and the any-batch compilations
+    again = answers()
+    assert {p.name: p.stat().st_mtime_ns for p in cache.iterdir()} == kept  # read back, not compiled anew
+    assert np.array_equal(first, again) and np.max(np.abs(again - reference)) <= FP32_ATOL
+    # A data dir where nothing can be kept: the model compiles at every start, and still loads.
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    monkeypatch.setenv("DOCAUTH_DATA_DIR", str(blocked))
+    assert np.array_equal(answers(), first)

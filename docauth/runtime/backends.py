@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from dataclasses import dataclass
+from pathlib import Path
 
 from docauth.errors import ConfigError, Unavailable
 from docauth.runtime.engines.base import BackendSpec, Runner
@@ -30,6 +31,8 @@ BACKENDS = tuple(ENGINES)
 MODES = ("realtime", "throughput")
 FALLBACK = BackendSpec("keras_tf")
 KERAS_ENGINES = ("keras_tf", "tf_gpu")
+# Engines that compile a model for this machine at load and can keep the result on disk for the next start.
+CACHING_ENGINES = ("openvino",)
 
 
 def _installed(module: str) -> bool:
@@ -110,8 +113,11 @@ def candidates(probe: HardwareProbe, mode: str, *, thread_options: tuple[int, ..
     return specs
 
 
-def load_spec(spec: BackendSpec, name: str, metadata: dict, models_dir, mode: str) -> Runner:
-    """Load one model on one engine. Framework failures arrive as ModelError / Unavailable."""
+def load_spec(spec: BackendSpec, name: str, metadata: dict, models_dir, mode: str,
+              compiled_cache: Path | None = None) -> Runner:
+    """Load one model on one engine. Framework failures arrive as ModelError / Unavailable.
+    ``compiled_cache``: a folder where an engine that compiles the model for this CPU (OpenVINO) keeps what it
+    compiled, so that the next process loading the same model the same way starts without compiling."""
     engine = ENGINES.get(spec.name)
     if engine is None:
         raise ConfigError(f"unknown backend {spec.name!r}; available: {', '.join(BACKENDS)} or auto")
@@ -120,7 +126,9 @@ def load_spec(spec: BackendSpec, name: str, metadata: dict, models_dir, mode: st
     except ImportError as exc:
         raise Unavailable(f"backend {spec.name} cannot be imported: {exc}") from exc
     try:
-        return module.load(within_share(spec), model_paths(name, models_dir), metadata, mode)
+        caching = compiled_cache is not None and spec.name in CACHING_ENGINES
+        extra = {"compiled_cache": compiled_cache} if caching else {}
+        return module.load(within_share(spec), model_paths(name, models_dir), metadata, mode, **extra)
     except ImportError as exc:  # framework not installed
         raise Unavailable(f"backend {spec.name}: framework not installed: {exc}") from exc
 

@@ -9,6 +9,7 @@ micro-batcher (:mod:`docauth.runtime.batching`) in front of the engine.
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 from docauth.config import Settings
@@ -19,6 +20,8 @@ from docauth.runtime.engines.base import BackendSpec
 from docauth.runtime.model import InferenceModel, load_metadata, onnx_only
 
 log = logging.getLogger(__name__)
+
+COMPILED_CACHE_DIR = "compiled-models"
 
 
 def load_model(
@@ -55,11 +58,12 @@ def load(name: str, *, models_dir: str | Path | None = None, backend: str | None
     batch_size = None
     if backend == "auto":
         choice = tuning.auto_choice(name, models_dir=models_dir, mode=mode, settings=settings)
-        runner, spec, reason = _load_first(choice.specs, name, metadata, models_dir, mode, choice.reason)
+        runner, spec, reason = _load_first(choice.specs, name, metadata, models_dir, mode, choice.reason,
+                                           compiled_cache(settings))
         batch_size = choice.batch_size
     else:
         spec = backends.resolve_spec(backend)
-        runner = backends.load_spec(spec, name, metadata, models_dir, mode)
+        runner = backends.load_spec(spec, name, metadata, models_dir, mode, compiled_cache(settings))
         reason = f"backend {spec.key} requested explicitly"
     model = InferenceModel(name=name, metadata=metadata, backend_name=runner.backend, mode=mode, _run=runner.run,
                            reason=reason, spec=spec.key, details=runner.details, _close=runner.close)
@@ -72,7 +76,20 @@ def load(name: str, *, models_dir: str | Path | None = None, backend: str | None
     return model
 
 
-def _load_first(specs: list[BackendSpec], name, metadata, models_dir, mode, reason):
+def compiled_cache(settings: Settings) -> Path | None:
+    """Where the served models' compiled forms are kept between starts (a kiosk's, a worker's): beside the
+    runtime profile; None where it cannot be written (the models then compile at every start). The tuner's
+    trial configurations are not kept."""
+    path = Path(settings.data_dir) / COMPILED_CACHE_DIR
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        log.warning("runtime: compiled models are not kept (%s: %s)", path, exc.strerror or exc)
+        return None
+    return path if os.access(path, os.W_OK) else None
+
+
+def _load_first(specs: list[BackendSpec], name, metadata, models_dir, mode, reason, cache: Path | None = None):
     """Try the choice, then the ranking behind it; the Keras CPU backend is the last resort (for a model that
     has a Keras source)."""
     failures = []
@@ -81,7 +98,7 @@ def _load_first(specs: list[BackendSpec], name, metadata, models_dir, mode, reas
         ordered = [s for s in ordered if s.name not in backends.KERAS_ENGINES]
     for i, spec in enumerate(ordered):
         try:
-            runner = backends.load_spec(spec, name, metadata, models_dir, mode)
+            runner = backends.load_spec(spec, name, metadata, models_dir, mode, cache)
         except DocauthError as exc:
             failures.append(f"{spec.key}: {exc.message}")
             log.warning("runtime: %s could not load %s: %s", spec.key, name, exc.message)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import queue
 import threading
+from pathlib import Path
 
 import numpy as np
 
@@ -58,7 +59,9 @@ def _check_fresh(model, paths) -> None:
         raise ModelError(f"{paths.onnx} is stale (its {paths.keras.name} changed); run `docauth export`")
 
 
-def load(spec: BackendSpec, paths, metadata: dict, mode: str) -> Runner:
+def load(spec: BackendSpec, paths, metadata: dict, mode: str, compiled_cache: Path | None = None) -> Runner:
+    """``compiled_cache``: OpenVINO's own cache of compiled models (``CACHE_DIR``), keyed by the model, the
+    configuration, the device and OpenVINO's version: a stale entry is never used, only left behind."""
     device = spec.device or "CPU"
     ov_core = core()
     if device not in ov_core.available_devices:
@@ -69,6 +72,8 @@ def load(spec: BackendSpec, paths, metadata: dict, mode: str) -> Runner:
         raise ModelError(f"ONNX model missing: {paths.onnx}; run `docauth export`")
     verify_file(paths.onnx, metadata)  # a corrupt or replaced file would compile and answer wrongly
     config = compile_config(spec, mode)
+    if compiled_cache is not None:
+        config["CACHE_DIR"] = str(compiled_cache)
     if device == "CPU" and None in expected_sample_shape(metadata):
         # A model whose input sides vary keeps compiled kernels per shape seen: bounded, or memory grows with
         # every new shape.
