@@ -303,3 +303,13 @@ def test_a_pages_widest_lines_are_read_only_while_a_field_is_not_read_surely(pri
     unsure = printed_reader(doc.image)
     assert wide <= {(round(line.x0), round(line.y0)) for line in unsure.lines}
     assert unsure.values == read.values
+
+
+def test_the_backend_setting_reaches_a_reader_loaded_without_one(monkeypatch, tmp_path):
+    from docauth.ocr.printed import PrintedReader
+
+    monkeypatch.setenv("DOCAUTH_DATA_DIR", str(tmp_path))
+    for backend in ("onnxruntime:threads=1", "openvino:threads=1"):
+        monkeypatch.setenv("DOCAUTH_BACKEND", backend)
+        reader = PrintedReader.load()
+        assert reader.detector.model.spec == reader.recognizer.model.spec == backend

@@ -81,9 +81,10 @@ class DocumentClassifier:
             raise ModelError(f"{model.name}: labels {model.labels}, expected {expected_labels}")
 
     @classmethod
-    def load(cls, models_dir: str | Path | None = None, backend: str = "auto", mode: str = "realtime",
+    def load(cls, models_dir: str | Path | None = None, backend: str | None = None, mode: str = "realtime",
              threshold: float | None = None, max_batch_size: int | None = None,
              rotations: int | None = None, content_view: bool | None = None) -> "DocumentClassifier":
+        """``backend=None``: ``DOCAUTH_BACKEND`` (default ``auto``), as for every setting left None here."""
         settings = Settings.load()
         doc = load_model(DOCUMENT_MODEL, models_dir=models_dir, backend=backend, mode=mode)
         side = load_model(SIDE_MODEL, models_dir=models_dir, backend=backend, mode=mode)

@@ -131,8 +131,9 @@ class DocumentReader:
         return self.printed is not None
 
     @classmethod
-    def load(cls, models_dir: str | Path | None = None, backend: str = "auto", mode: str = "realtime",
+    def load(cls, models_dir: str | Path | None = None, backend: str | None = None, mode: str = "realtime",
              *, read_viz: bool = True, tesseract: str = "auto") -> "DocumentReader":
+        """``backend=None``: ``DOCAUTH_BACKEND`` (default ``auto``: the measured choice)."""
         os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # Tesseract: faster single-threaded on small crops
         model = load_model(LINE_MODEL, models_dir=models_dir, backend=backend, mode=mode)
         if model.input_shape != (LINE_H, LINE_W, 1) or list(model.labels) != LABELS:

@@ -65,8 +65,9 @@ class PrintedReader:
         self.recognizer = recognizer
 
     @classmethod
-    def load(cls, models_dir: str | Path | None = None, backend: str = "auto", mode: str = "realtime"
+    def load(cls, models_dir: str | Path | None = None, backend: str | None = None, mode: str = "realtime"
              ) -> "PrintedReader":
+        """``backend=None``: ``DOCAUTH_BACKEND`` (default ``auto``: the measured choice)."""
         detector = load_model(DETECTOR_MODEL, models_dir=models_dir, backend=backend, mode=mode)
         recognizer = load_model(RECOGNIZER_MODEL, models_dir=models_dir, backend=backend, mode=mode)
         if recognizer.input_shape[0] != 48 or len(recognizer.labels) < 40:
