@@ -1,6 +1,7 @@
 """Full OCR per kind of page, CPU time on one core: card backs, passport pages, card fronts (side given).
 
-    nice -n 10 .venv/bin/python bench/bench_ocr_kinds.py [--images 12] [--root OTHER_CHECKOUT] [--json OUT]
+    [DOCAUTH_BACKEND=openvino:threads=1] nice -n 10 .venv/bin/python bench/bench_ocr_kinds.py [--images 12]
+        [--root OTHER_CHECKOUT] [--json OUT]
 
 ``--root`` imports docauth from another checkout (e.g. a ``git worktree`` of the commit before a change), so
 two readers are measured in one session on one machine: compare the two runs' medians as a ratio. CPU time of
@@ -38,10 +39,12 @@ def main() -> int:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})
     sys.path.insert(0, str(args.root))
+    from docauth.config import Settings
     from docauth.ocr.reader import DocumentReader
     from docauth.synth import generate_sample
 
-    reader = DocumentReader.load()
+    # Passed explicitly: a checkout before DocumentReader.load() read DOCAUTH_BACKEND by itself ignored it.
+    reader = DocumentReader.load(backend=Settings.load().backend)
     out = {"root": str(args.root), "images": args.images, "kinds": {}}
     for category, side in KINDS:
         images = [generate_sample(SEED, i, category=category).image for i in range(args.images + 1)]
