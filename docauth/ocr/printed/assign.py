@@ -19,6 +19,7 @@ from datetime import date
 from rapidfuzz.distance import Levenshtein
 
 from docauth.ocr.mrz import transliterate
+from docauth.ocr.printed.alignment import LineFrames
 from docauth.ocr.printed.dates import all_dates, find_date, same_day
 from docauth.ocr.printed.labels import LabelMatch, label_field
 from docauth.ocr.printed.rows import row_runs
@@ -52,6 +53,7 @@ class PrintedLine:
     confidence: float
     glyph_confidences: tuple[float, ...] = ()
     label: LabelMatch | None = None
+    frames: LineFrames | None = field(default=None, repr=False, compare=False)  # the recogniser's, for a known value
 
     @property
     def h(self) -> float:

@@ -23,6 +23,7 @@ from docauth.ocr.printed.assign import (CAPTION_GAP, FIELDS, FieldRead, PrintedL
                                         assign_dates_by_order, assign_names_by_order, assign_number_by_shape,
                                         find_in_print, with_labels)
 from docauth.ocr.printed.detection import DETECTOR_MODEL, TextBox, TextDetector
+from docauth.ocr.printed.known import find_aligned, other_name
 from docauth.ocr.printed.record import confirm_record, record_values
 from docauth.ocr.printed.recognition import RECOGNIZER_MODEL, TextRecognizer
 from docauth.runtime import load_model
@@ -172,7 +173,8 @@ class PrintedReader:
             return []
         captions = set(captions)
         reads = self.recognizer([cut(page, caption_tail(b) if b in captions else b) for b in boxes])
-        lines = [PrintedLine(r.text, b.x0, b.y0, b.x1, b.y1, r.confidence, r.glyph_confidences) if r.text else None
+        lines = [PrintedLine(r.text, b.x0, b.y0, b.x1, b.y1, r.confidence, r.glyph_confidences, frames=r.frames)
+                 if r.text else None
                  for b, r in zip(boxes, reads)]
         with_labels([line for line in lines if line is not None])
         return lines
@@ -194,6 +196,8 @@ class PrintedReader:
         for name in FIELDS:
             if mrz_fields.get(name):
                 found = find_in_print(name, mrz_fields[name], lines, today)
+                if found is None:  # the greedy reads miss it: the recogniser's probabilities may still say it
+                    found = find_aligned(name, mrz_fields[name], lines, others=other_name(name, mrz_fields))
                 if found is not None:
                     fields[name] = found
         return fields

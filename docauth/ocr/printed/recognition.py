@@ -11,11 +11,12 @@ glyph then reads as its nearest Latin letter, never as an ideogram.
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from docauth.imageio import bounded_resize
+from docauth.ocr.printed.alignment import Folding, LineFrames
 
 RECOGNIZER_MODEL = "text_recognizer"
 LINE_HEIGHT = 48
@@ -33,6 +34,7 @@ class LineText:
     text: str
     confidence: float  # mean of the glyphs' probabilities (0 for an empty read)
     glyph_confidences: tuple[float, ...] = ()
+    frames: LineFrames | None = field(default=None, repr=False, compare=False)  # what a known value is scored on
 
 
 def allowed(labels: list[str]) -> np.ndarray:
@@ -75,6 +77,7 @@ class TextRecognizer:
         self.labels = list(labels if labels is not None else model.labels)
         self.keep = allowed(self.labels)
         self.kept = np.flatnonzero(self.keep)  # the allowed classes' indices, in order (blank first)
+        self.folding = Folding(self.labels, self.kept)
 
     @staticmethod
     def line_width(crop: np.ndarray) -> int:
@@ -133,4 +136,5 @@ class TextRecognizer:
             text, confidences = text[1:], confidences[1:]
         while text and text[-1] == " ":
             text, confidences = text[:-1], confidences[:-1]
-        return LineText("".join(text), float(np.mean(confidences)) if confidences else 0.0, tuple(confidences))
+        return LineText("".join(text), float(np.mean(confidences)) if confidences else 0.0, tuple(confidences),
+                        self.folding(allowed_frames, at_best, self.kept))

@@ -21,6 +21,7 @@ from docauth.ocr.mrz import transliterate
 from docauth.ocr.printed.assign import (CAPTION_GAP, DATE_KINDS, FIELDS, FieldRead, PrintedLine, assign_by_captions,
                                         clean_name, find_in_print, parse_value)
 from docauth.ocr.printed.detection import TextBox
+from docauth.ocr.printed.known import find_aligned, other_name
 
 # What a box read to: its line, or None where it read as nothing.
 ReadBoxes = Callable[[list[TextBox]], dict[TextBox, PrintedLine | None]]
@@ -65,6 +66,7 @@ def confirm_record(read: ReadBoxes, done: Mapping[TextBox, PrintedLine | None], 
             continue
         lines.append(line)
         found = {name: found.get(name) or as_printed(name, value, find_in_print(name, value, lines, today))
+                 or find_aligned(name, value, lines, record=True, others=other_name(name, expected))
                  for name, value in expected.items()}
         if all(found.values()):
             break

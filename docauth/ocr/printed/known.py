@@ -1,0 +1,213 @@
+"""A value the page should print, confirmed by the recogniser's own probabilities where its greedy read missed it.
+
+On a small or blurred print the greedy read drops or swaps a glyph ("MUNRFASAL" for MUNIR FAISAL) and the
+text comparisons of :mod:`docauth.ocr.printed.assign` and :mod:`docauth.ocr.printed.record` find nothing.
+Here the value is spelled as tokens (names word by word with the space optional, dates in the renderings
+the date parser knows with their separators optional, numbers with O/0 and I/1 alike) and aligned on each
+line's frames (:func:`docauth.ocr.printed.alignment.align`). It counts as printed only when the path that
+spells it is nearly as likely as the line's greedy read: every glyph holds a real share of its frames
+(``SHARE``) and the path loses at most ``LLR_PER_GLYPH`` per glyph against the greedy one. A glyph printed
+clearly as another (one digit of another person's number) holds next to nothing, so it is never found.
+
+    read = find_aligned("surname", "MUNIR", lines)             # FieldRead(how="mrz") or None
+    read = find_aligned("surname", "Munir", lines, record=True)  # the record's spelling, how="record"
+"""
+
+from __future__ import annotations
+
+import re
+
+from docauth.ocr.mrz import transliterate
+from docauth.ocr.printed.alignment import (COLUMN, DIGIT_KIND, LETTER_KIND, SEPARATORS, LineFrames, Token, align)
+from docauth.ocr.printed.assign import FieldRead, PrintedLine
+from docauth.ocr.printed.compare import strip_accents
+from docauth.ocr.printed.dates import MONTHS
+from docauth.ocr.printed.rows import row_runs
+
+# Fitted on generated pages (`docauth synth` captures, tests/test_ocr_printed_known.py states the cases): the
+# lowest share a true value's glyph kept where the greedy read lost it, and the per-glyph likelihood a true
+# value's path kept, each with a margin; a clearly printed other glyph holds orders of magnitude less.
+SHARE = 0.05
+LLR_PER_GLYPH = -1.0
+# What may not touch a value on either side in the greedy read: a name, a date or a number found inside a longer
+# one (a record's name one letter short of the printed one) is not the value.
+APART = {"surname": (LETTER_KIND,), "given_names": (LETTER_KIND,), "date_of_birth": (DIGIT_KIND,),
+         "expiry_date": (DIGIT_KIND,), "document_number": (LETTER_KIND, DIGIT_KIND)}
+MIN_NUMBER = 5  # glyphs: shorter numbers are no one's document number
+_FOLDS = {"0": "0O", "O": "O0", "1": "1I", "I": "I1"}  # one glyph in many print fonts
+_SEPARATOR = Token(SEPARATORS, optional=True)
+_NAME_BREAK = Token((COLUMN[" "], COLUMN["-"], COLUMN["'"]), optional=True)
+
+
+def glyph(ch: str, folds: str = "") -> Token:
+    """The token of one glyph; ``folds``: the glyphs it may print as (the fold table's, where listed).
+
+    >>> glyph("A"), glyph("0", "0").columns == (COLUMN["0"], COLUMN["O"])
+    (Token(columns=(1,), optional=False), True)
+    """
+    alike = _FOLDS.get(ch, ch) if ch in folds else ch
+    return Token(tuple(COLUMN[c] for c in alike))
+
+
+def name_tokens(words: list[str]) -> list[Token]:
+    """A name's letters, the break between its words optional (the recogniser often drops the space)."""
+    tokens: list[Token] = []
+    for i, word in enumerate(words):
+        if i:
+            tokens.append(_NAME_BREAK)
+        tokens += [glyph(c, "O") for c in word]
+    return tokens
+
+
+def digits(text: str) -> list[Token]:
+    return [glyph(c, "01") for c in text]
+
+
+def date_renderings(iso: str) -> list[list[Token]]:
+    """The ways a page prints the day ``iso`` names, as :mod:`docauth.ocr.printed.dates` reads them: day month
+    year in digits (two- or four-digit year, day first, or the year first in four), or with the month's name
+    in any of its languages; separators optional.
+
+    >>> len(date_renderings("1976-08-15")), len(date_renderings("1976-08-15")[0])  # 15.08.76 and so on
+    (23, 8)
+    """
+    year, month, day = iso.split("-")
+    days = [day] + ([day[1]] if day[0] == "0" else [])
+    out = []
+    for y in (year[2:], year):
+        for d in days:
+            out.append(_joined([digits(d), digits(month), digits(y)]))
+    out.append(_joined([digits(year), digits(month), digits(day)]))
+    names = sorted(name for name, number in MONTHS.items() if number == int(month))
+    for name in names:
+        for y in (year[2:], year):
+            out.append(_joined([digits(day), [glyph(c, "O") for c in name], digits(y)]))
+    return out
+
+
+def _joined(groups: list[list[Token]]) -> list[Token]:
+    tokens: list[Token] = []
+    for i, group in enumerate(groups):
+        tokens += ([_SEPARATOR] if i else []) + group
+    return tokens
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[A-Z]+", text)
+
+
+def name_spellings(value: str, record: bool) -> list[list[str]]:
+    """The spellings of a name to look for: the zone's letters and, where the zone spells a letter the page
+    prints with a diacritic in two (Ö as OE, Å as AA), its base letter alone; a record's name transliterated
+    as a zone would, and in its plain letters.
+
+    >>> name_spellings("OEZTUERK", record=False), name_spellings("Müller", record=True)
+    ([['OEZTUERK'], ['OZTURK']], [['MUELLER'], ['MULLER']])
+    """
+    upper = value.upper()
+    if record:
+        options = [_words(transliterate(upper)), _words(strip_accents(upper))]
+    else:
+        letters = _words(transliterate(upper.replace("0", "O")))
+        options = [letters, [re.sub(r"([AOU])E|AA", lambda m: m.group(1) or "A", w) for w in letters]]
+    out: list[list[str]] = []
+    for words in options:
+        if words and words not in out:
+            out.append(words)
+    return out
+
+
+def renderings(name: str, value: str, record: bool, others: tuple[str, ...] = ()) -> list[list[Token]]:
+    """Every token sequence that prints ``value`` of field ``name`` (dates as ISO); a name also glued before or
+    after the document's other name (``others``), as the recogniser reads two names on one line.
+
+    >>> len(renderings("surname", "MUNIR", False)), len(renderings("surname", "MUNIR", False, ("FAISAL",)))
+    (1, 3)
+    """
+    if name in ("date_of_birth", "expiry_date"):
+        return date_renderings(value)
+    if name == "document_number":
+        kept = re.sub(r"[^A-Z0-9]", "", value.upper())
+        return [digits(kept)] if len(kept) >= MIN_NUMBER else []
+    own = [words for words in name_spellings(value, record) if len("".join(words)) >= 2]
+    out = [name_tokens(words) for words in own]
+    for other in others:
+        for words in own:
+            for other_words in name_spellings(other, record):
+                out += [name_tokens(words + other_words), name_tokens(other_words + words)]
+    return out
+
+
+def confirms(frames: LineFrames, tokens: list[Token], apart: tuple[int, ...]) -> float | None:
+    """The per-glyph likelihood ratio of ``tokens`` on the line's frames against its greedy read, when the
+    value is printed there by the bounds above, else None. ``apart``: the kinds of glyph (letter, digit) that
+    may not touch the value on either side (a value is no piece of a longer word or number)."""
+    peak = frames.peak
+    glyphs = [t for t in tokens if not t.optional]
+    if any(peak[list(t.columns)].sum() < SHARE for t in glyphs):
+        return None  # a glyph the line nowhere gives a share: no path can confirm it
+    fit = align(frames, tokens)
+    if fit is None or min(fit.shares) < SHARE or fit.llr / len(glyphs) < LLR_PER_GLYPH:
+        return None
+    if frames.neighbour(fit.span[0], -1) in apart or frames.neighbour(fit.span[1], 1) in apart:
+        return None
+    return fit.llr / len(glyphs)
+
+
+def find_aligned(name: str, value: str, lines: list[PrintedLine], *, record: bool = False,
+                 others: tuple[str, ...] = ()) -> FieldRead | None:
+    """The line that prints ``value`` (the zone's, or with ``record`` the person's record's) by the recogniser's
+    probabilities, best first; the parts of a value the detector cut apart on its row are looked at joined.
+    ``others``: the document's other name, which a name may be glued to. The value is reported as expected,
+    the line's text as read; ``how`` is "mrz" (the caller renames it)."""
+    options = renderings(name, value, record, tuple(o for o in others if o))
+    if not options:
+        return None
+    apart = APART[name]
+    best = _best(options, apart, [line for line in lines if line.frames is not None])
+    if best is None and name != "document_number":
+        runs = row_runs([ln for ln in lines if ln.frames is not None])
+        best = _best(options, apart, [_joined_line(run) for run in runs])
+    if best is None:
+        return None
+    line = best
+    return FieldRead(_reported(name, value, record), line.text, line.confidence, "mrz", True, line.box,
+                     tuple((c, line.confidence) for c in line.text))
+
+
+def other_name(name: str, values: dict) -> tuple[str, ...]:
+    """The document's other name (``values``: field -> value), which the recogniser may read glued to ``name``.
+
+    >>> other_name("surname", {"surname": "MUNIR", "given_names": "FAISAL"}), other_name("date_of_birth", {})
+    (('FAISAL',), ())
+    """
+    other = {"surname": "given_names", "given_names": "surname"}.get(name)
+    return (values[other],) if other and values.get(other) else ()
+
+
+def _best(options: list[list[Token]], apart: tuple[int, ...], lines: list[PrintedLine]) -> PrintedLine | None:
+    scored = []
+    for line in lines:
+        scores = [s for tokens in options if (s := confirms(line.frames, tokens, apart)) is not None]
+        if scores:
+            scored.append((max(scores), line))
+    return max(scored, key=lambda pair: pair[0])[1] if scored else None
+
+
+def _joined_line(run: list[PrintedLine]) -> PrintedLine:
+    """The run's parts as one line, its frames made once per run (kept with the first part's)."""
+    key = ("joined",) + tuple(id(p.frames) for p in run[1:])
+    if key not in run[0].frames.fits:
+        run[0].frames.fits[key] = LineFrames.concatenated([p.frames for p in run])
+    return PrintedLine(" ".join(p.text for p in run), min(p.x0 for p in run), min(p.y0 for p in run),
+                       max(p.x1 for p in run), max(p.y1 for p in run), min(p.confidence for p in run),
+                       frames=run[0].frames.fits[key])
+
+
+def _reported(name: str, value: str, record: bool) -> str:
+    if name in ("date_of_birth", "expiry_date"):
+        return value
+    if name == "document_number":
+        return re.sub(r"[^A-Z0-9\-]", "", value.upper()) if record else re.sub(r"[^A-Z0-9]", "", value.upper())
+    return " ".join(value.upper().split()) if record else " ".join(_words(transliterate(value.upper())))
+

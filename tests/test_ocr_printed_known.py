@@ -1,0 +1,126 @@
+"""A known value confirmed in print by the recogniser's own probabilities (docauth.ocr.printed.known, .alignment):
+the scorer on hand-made frames, then on generated pages with the real recogniser, where the true values are
+confirmed and a value one glyph off a clearly printed one (a zone value changed, another person's record) never
+is."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from docauth.ocr.printed.alignment import COLUMN, COLUMNS, DIGITS, LETTERS, LineFrames, Token, align
+from docauth.ocr.printed.known import confirms, find_aligned, renderings
+
+
+def _frames(glyphs: list[dict[str, float]]) -> LineFrames:
+    """One frame per glyph, a blank frame after each: ``{"I": 0.35}`` gives I that share (the blank the rest)."""
+    probs = np.zeros((2 * len(glyphs), len(COLUMNS)), np.float32)
+    for t, glyph in enumerate(glyphs):
+        for ch, p in glyph.items():
+            probs[2 * t, COLUMN[ch]] = p
+        probs[2 * t, 0] = 1.0 - probs[2 * t].sum()
+        probs[2 * t + 1, 0] = 1.0
+    return LineFrames.from_columns(probs, letters=LETTERS, digits=DIGITS)
+
+
+def _clear(text: str) -> list[dict[str, float]]:
+    return [{c: 0.98} for c in text]
+
+
+def _found(name: str, value: str, frames: LineFrames) -> bool:
+    from docauth.ocr.printed.known import APART
+
+    return any(confirms(frames, tokens, APART[name]) is not None for tokens in renderings(name, value, False))
+
+
+def test_the_scorer_prefers_the_path_the_frames_hold():
+    frames = _frames(_clear("AB"))
+    fit = align(frames, [Token((COLUMN["A"],)), Token((COLUMN["B"],))])
+    assert fit.span == (0, 2) and min(fit.shares) > 0.9 and fit.llr == pytest.approx(0.0, abs=1e-3)
+    other = align(frames, [Token((COLUMN["A"],)), Token((COLUMN["C"],))])
+    assert other.llr < -5 and min(other.shares) < 1e-3  # C holds nothing where B is printed
+
+
+def test_a_glyph_the_greedy_read_dropped_or_swapped_is_confirmed_and_a_clear_other_glyph_is_not():
+    dropped = _frames(_clear("MUN") + [{"I": 0.35}] + _clear("R"))  # greedy: MUNR
+    assert _found("surname", "MUNIR", dropped)
+    assert not _found("surname", "MUNAR", dropped) and not _found("surname", "MUNIRA", dropped)
+    swapped = _frames(_clear("AD072598") + [{"0": 0.55, "9": 0.40}])  # greedy: AD0725980
+    assert _found("document_number", "AD0725989", swapped)
+    assert not _found("document_number", "AD0725988", swapped)  # 8 holds nothing there
+    assert not _found("document_number", "AD0726989", swapped)  # a clearly printed 5 is no 6
+
+
+def test_a_value_inside_a_longer_word_or_number_is_not_that_value():
+    assert _found("surname", "GEORGIOU", _frames(_clear("GEORGIOU")))
+    assert not _found("surname", "EORGIOU", _frames(_clear("GEORGIOU")))
+    assert not _found("document_number", "2080156", _frames(_clear("832080156")))
+    assert not _found("date_of_birth", "1976-08-15", _frames(_clear("115.08.76")))
+    assert _found("date_of_birth", "1976-08-15", _frames(_clear("15 08 76")))  # separators optional
+    assert _found("date_of_birth", "1976-08-15", _frames(_clear("15AUG1976")))
+
+
+# --- generated pages, the real recogniser -------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def printed_reader():
+    from docauth.ocr.printed import PrintedReader
+
+    return PrintedReader.load(backend="onnxruntime")
+
+
+def _one_glyph_off(name: str, value: str) -> str:
+    """``value`` with one glyph changed: a date's day, a name's middle letter, a number's last glyph."""
+    if name == "date_of_birth":
+        year, month, day = value.split("-")
+        return f"{year}-{month}-{int(day) % 28 + 1:02d}"
+    i = len(value) // 2 if name == "surname" else len(value) - 1
+    pool = "0123456789" if value[i].isdigit() else "KXWHMV"
+    return value[:i] + next(c for c in pool if c not in (value[i], "0", "1")) + value[i + 1:]
+
+
+FIELDS = ("surname", "date_of_birth", "document_number")
+
+
+@pytest.fixture(scope="module")
+def passport(printed_reader):
+    from docauth.ocr.mrz import parse_mrz
+    from docauth.synth.documents import render_document
+    from docauth.synth.seeds import TESTS
+
+    doc = render_document("td3_open", TESTS.nth(71))
+    zone = parse_mrz(doc.mrz)
+    assert zone.valid
+    return doc, zone.fields, printed_reader(doc.image, mrz_fields=zone.fields)
+
+
+def test_the_zones_values_are_confirmed_on_a_generated_page_and_one_glyph_off_they_are_not(printed_reader, passport):
+    doc, zone, read = passport
+    assert all(line.frames is not None for line in read.lines)
+    for name in FIELDS:
+        assert find_aligned(name, zone[name], read.lines) is not None, (name, zone[name])
+        off = _one_glyph_off(name, zone[name])
+        assert find_aligned(name, off, read.lines) is None, (name, off)
+        if name == "surname":
+            continue  # the text comparison forgives a zone's name one slip (no check digit covers names)
+        # The whole reader, told the changed value: the page does not print it.
+        changed = printed_reader(doc.image, mrz_fields={**zone, name: off})
+        assert name not in changed.fields or changed.fields[name].how != "mrz", changed.export()
+
+
+def test_another_persons_record_one_glyph_off_is_not_confirmed_on_a_generated_card(printed_reader):
+    from docauth.synth.documents import render_document
+    from docauth.synth.seeds import TESTS
+
+    doc = render_document("td1_front", TESTS.nth(62))
+    own = {name: doc.fields[name] for name in ("surname", "given_names", "date_of_birth", "document_number")}
+    confirmed = printed_reader(doc.image, record=own)
+    assert {f.how for n, f in confirmed.fields.items() if n in own} == {"record"}
+    for name in own:
+        assert find_aligned(name, own[name], confirmed.lines, record=True) is not None, (name, own[name])
+    for name in FIELDS:
+        other = {**own, name: _one_glyph_off(name, own[name])}
+        read = printed_reader(doc.image, record=other)
+        assert not any(f.how == "record" for f in read.fields.values()), (name, other[name], read.export())
+        assert find_aligned(name, other[name], read.lines, record=True) is None, (name, other[name])
+    # A name one letter short of the printed one is no piece of it (the text comparison takes it as one).
+    assert find_aligned("surname", own["surname"][1:], confirmed.lines, record=True) is None
