@@ -147,11 +147,14 @@ class Token:
 class Fit:
     """The best path spelling the tokens: ``llr`` its log-likelihood over the greedy path's on the frames it
     spans (``span``: first and last frame of a token); ``shares`` each emitted token's highest probability on
-    its own frames (the skipped optional ones left out)."""
+    its own frames (the skipped optional ones left out); ``worst`` the lowest log-ratio of a frame's
+    probability on the path over the greedy class's (a glyph read clearly that the path calls blank or
+    another glyph costs there, however long the value it is spread over)."""
 
     llr: float
     shares: tuple[float, ...]
     span: tuple[int, int]
+    worst: float = 0.0
 
 
 def align(frames: LineFrames, tokens: list[Token]) -> Fit | None:
@@ -213,7 +216,7 @@ def _align(frames: LineFrames, tokens: list[Token]) -> Fit | None:
             best, best_end = float(score[last]), t
     if best_end is None or not np.isfinite(best):
         return None
-    return _traced(frames, tokens, token_probs, pointer, started, best, best_end)
+    return _traced(frames, tokens, token_probs, emit, pointer, started, best, best_end)
 
 
 def _distinct(a: Token, b: Token) -> bool:
@@ -221,12 +224,14 @@ def _distinct(a: Token, b: Token) -> bool:
     return not set(a.columns) & set(b.columns)
 
 
-def _traced(frames: LineFrames, tokens: list[Token], token_probs: np.ndarray, pointer: np.ndarray,
+def _traced(frames: LineFrames, tokens: list[Token], token_probs: np.ndarray, emit: np.ndarray, pointer: np.ndarray,
             started: np.ndarray, llr: float, end: int) -> Fit:
     shares = [0.0] * len(tokens)
     emitted = [False] * len(tokens)
+    worst = 0.0
     s, t = 2 * len(tokens) - 1, end
     while True:
+        worst = min(worst, float(emit[t, s]))
         if s % 2:
             k = s // 2
             emitted[k] = True
@@ -235,4 +240,4 @@ def _traced(frames: LineFrames, tokens: list[Token], token_probs: np.ndarray, po
             break
         s -= int(pointer[t, s])
         t -= 1
-    return Fit(llr, tuple(share for share, was in zip(shares, emitted) if was), (t, end))
+    return Fit(llr, tuple(share for share, was in zip(shares, emitted) if was), (t, end), worst)

@@ -6,7 +6,8 @@ Here the value is spelled as tokens (names word by word with the space optional,
 the date parser knows with their separators optional, numbers with O/0 and I/1 alike) and aligned on each
 line's frames (:func:`docauth.ocr.printed.alignment.align`). It counts as printed only when the path that
 spells it is nearly as likely as the line's greedy read: every glyph holds a real share of its frames
-(``SHARE``) and the path loses at most ``LLR_PER_GLYPH`` per glyph against the greedy one. A glyph printed
+(``SHARE``), no frame contradicts the path much (``WORST_FRAME``: a glyph printed clearly that the value
+lacks), and the path loses at most ``LLR_PER_GLYPH`` per glyph against the greedy one. A glyph printed
 clearly as another (one digit of another person's number) holds next to nothing, so it is never found.
 
     read = find_aligned("surname", "MUNIR", lines)             # FieldRead(how="mrz") or None
@@ -24,11 +25,15 @@ from docauth.ocr.printed.compare import strip_accents
 from docauth.ocr.printed.dates import MONTHS
 from docauth.ocr.printed.rows import row_runs
 
-# Fitted on generated pages (`docauth synth` captures, tests/test_ocr_printed_known.py states the cases): the
-# lowest share a true value's glyph kept where the greedy read lost it, and the per-glyph likelihood a true
-# value's path kept, each with a margin; a clearly printed other glyph holds orders of magnitude less.
-SHARE = 0.05
-LLR_PER_GLYPH = -1.0
+# Bounds fitted on generated pages (`docauth synth` captures, validation seeds) against one-glyph-changed values:
+# the lowest probability an aligned glyph may hold on its frames; the lowest ratio, in log, of any frame's
+# probability on the path over the greedy class's there (a glyph read clearly that the path calls blank or
+# another glyph, which a value's length would dilute in the mean); the path's mean log-likelihood ratio per
+# glyph against the greedy read. The share and the frame bounds sit about twice as strict as the closest
+# changed value came; the mean keeps out a path far from the read as a whole.
+SHARE = 0.1
+WORST_FRAME = -2.5
+LLR_PER_GLYPH = -0.7
 # What may not touch a value on either side in the greedy read: a name, a date or a number found inside a longer
 # one (a record's name one letter short of the printed one) is not the value.
 APART = {"surname": (LETTER_KIND,), "given_names": (LETTER_KIND,), "date_of_birth": (DIGIT_KIND,),
@@ -147,7 +152,8 @@ def confirms(frames: LineFrames, tokens: list[Token], apart: tuple[int, ...]) ->
     if any(peak[list(t.columns)].sum() < SHARE for t in glyphs):
         return None  # a glyph the line nowhere gives a share: no path can confirm it
     fit = align(frames, tokens)
-    if fit is None or min(fit.shares) < SHARE or fit.llr / len(glyphs) < LLR_PER_GLYPH:
+    if (fit is None or min(fit.shares) < SHARE or fit.worst < WORST_FRAME
+            or fit.llr / len(glyphs) < LLR_PER_GLYPH):
         return None
     if frames.neighbour(fit.span[0], -1) in apart or frames.neighbour(fit.span[1], 1) in apart:
         return None
@@ -160,19 +166,26 @@ def find_aligned(name: str, value: str, lines: list[PrintedLine], *, record: boo
     probabilities, best first; the parts of a value the detector cut apart on its row are looked at joined.
     ``others``: the document's other name, which a name may be glued to. The value is reported as expected,
     the line's text as read; ``how`` is "mrz" (the caller renames it)."""
-    options = renderings(name, value, record, tuple(o for o in others if o))
-    if not options:
-        return None
-    apart = APART[name]
-    best = _best(options, apart, [line for line in lines if line.frames is not None])
+    others = tuple(o for o in others if o)
+    key = (name, value, record, others)
+    options: list[list[Token]] = []
+
+    def score(line: PrintedLine) -> float | None:
+        """The line's best rendering's score, kept with its frames: the reader asks again after each line read."""
+        if key not in line.frames.fits:
+            if not options:
+                options.extend(renderings(name, value, record, others))
+            scores = [s for tokens in options if (s := confirms(line.frames, tokens, APART[name])) is not None]
+            line.frames.fits[key] = max(scores) if scores else None
+        return line.frames.fits[key]
+
+    best = _best(score, [line for line in lines if line.frames is not None])
     if best is None and name != "document_number":
-        runs = row_runs([ln for ln in lines if ln.frames is not None])
-        best = _best(options, apart, [_joined_line(run) for run in runs])
+        best = _best(score, [_joined_line(run) for run in row_runs([ln for ln in lines if ln.frames is not None])])
     if best is None:
         return None
-    line = best
-    return FieldRead(_reported(name, value, record), line.text, line.confidence, "mrz", True, line.box,
-                     tuple((c, line.confidence) for c in line.text))
+    return FieldRead(_reported(name, value, record), best.text, best.confidence, "mrz", True, best.box,
+                     tuple((c, best.confidence) for c in best.text))
 
 
 def other_name(name: str, values: dict) -> tuple[str, ...]:
@@ -185,12 +198,8 @@ def other_name(name: str, values: dict) -> tuple[str, ...]:
     return (values[other],) if other and values.get(other) else ()
 
 
-def _best(options: list[list[Token]], apart: tuple[int, ...], lines: list[PrintedLine]) -> PrintedLine | None:
-    scored = []
-    for line in lines:
-        scores = [s for tokens in options if (s := confirms(line.frames, tokens, apart)) is not None]
-        if scores:
-            scored.append((max(scores), line))
+def _best(score, lines: list[PrintedLine]) -> PrintedLine | None:
+    scored = [(s, line) for line in lines if (s := score(line)) is not None]
     return max(scored, key=lambda pair: pair[0])[1] if scored else None
 
 
