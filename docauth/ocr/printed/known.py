@@ -25,12 +25,12 @@ from docauth.ocr.printed.compare import strip_accents
 from docauth.ocr.printed.dates import MONTHS
 from docauth.ocr.printed.rows import row_runs
 
-# Bounds fitted on generated pages (`docauth synth` captures, validation seeds) against one-glyph-changed values:
-# the lowest probability an aligned glyph may hold on its frames; the lowest ratio, in log, of any frame's
-# probability on the path over the greedy class's there (a glyph read clearly that the path calls blank or
-# another glyph, which a value's length would dilute in the mean); the path's mean log-likelihood ratio per
-# glyph against the greedy read. The share and the frame bounds sit about twice as strict as the closest
-# changed value came; the mean keeps out a path far from the read as a whole.
+# Bounds fitted on generated pages (`docauth synth` captures, validation seeds) against the true values and the
+# same values one glyph changed: the lowest probability an aligned glyph may hold on its frames; the lowest
+# ratio, in log, of any frame's probability on the path over the greedy class's there (a glyph read clearly
+# that the path calls blank or another glyph, which a value's length would dilute in the mean); the path's mean
+# log-likelihood ratio per glyph against the greedy read. No changed value passed them all, and the closest
+# held a glyph share of little more than half the bound.
 SHARE = 0.1
 WORST_FRAME = -2.5
 LLR_PER_GLYPH = -0.7
