@@ -1,6 +1,6 @@
 """A value the page should print, confirmed by the recogniser's own probabilities where its greedy read missed it.
 
-On a small or blurred print the greedy read drops or swaps a glyph ("MUNRFASAL" for MUNIR FAISAL) and the
+On a small or blurred print the greedy read drops or swaps a glyph ("ERIKSONANNA" for ERIKSSON ANNA) and the
 text comparisons of :mod:`docauth.ocr.printed.assign` and :mod:`docauth.ocr.printed.record` find nothing.
 Here the value is spelled as tokens (names word by word with the space optional, dates in the renderings
 the date parser knows with their separators optional, numbers with O/0 and I/1 alike) and aligned on each
@@ -10,8 +10,8 @@ spells it is nearly as likely as the line's greedy read: every glyph holds a rea
 lacks), and the path loses at most ``LLR_PER_GLYPH`` per glyph against the greedy one. A glyph printed
 clearly as another (one digit of another person's number) holds next to nothing, so it is never found.
 
-    read = find_aligned("surname", "MUNIR", lines)             # FieldRead(how="mrz") or None
-    read = find_aligned("surname", "Munir", lines, record=True)  # the record's spelling, how="record"
+    read = find_aligned("surname", "ERIKSSON", lines)          # FieldRead(how="mrz") or None
+    read = find_aligned("surname", "Eriksson", lines, record=True)  # the record's spelling, how="record"
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def renderings(name: str, value: str, record: bool, others: tuple[str, ...] = ()
     """Every token sequence that prints ``value`` of field ``name`` (dates as ISO); a name also glued before or
     after the document's other name (``others``), as the recogniser reads two names on one line.
 
-    >>> len(renderings("surname", "MUNIR", False)), len(renderings("surname", "MUNIR", False, ("FAISAL",)))
+    >>> len(renderings("surname", "ERIKSSON", False)), len(renderings("surname", "ERIKSSON", False, ("ANNA",)))
     (1, 3)
     """
     if name in ("date_of_birth", "expiry_date"):
@@ -191,8 +191,8 @@ def find_aligned(name: str, value: str, lines: list[PrintedLine], *, record: boo
 def other_name(name: str, values: dict) -> tuple[str, ...]:
     """The document's other name (``values``: field -> value), which the recogniser may read glued to ``name``.
 
-    >>> other_name("surname", {"surname": "MUNIR", "given_names": "FAISAL"}), other_name("date_of_birth", {})
-    (('FAISAL',), ())
+    >>> other_name("surname", {"surname": "ERIKSSON", "given_names": "ANNA"}), other_name("date_of_birth", {})
+    (('ANNA',), ())
     """
     other = {"surname": "given_names", "given_names": "surname"}.get(name)
     return (values[other],) if other and values.get(other) else ()
