@@ -612,25 +612,3 @@ def test_a_front_in_no_cards_proportions_is_searched_for_a_zone_only_where_one_m
     result = reader(image, side="front")
     assert result.mrz is None and "mrz_on_document_ms" not in result.timings_ms
     assert result.fields["document_number"] == ASTRONAUT_PERSON["document_number"]  # its print is read all the same
-
-
-def test_a_birth_year_printed_in_four_digits_settles_the_zones_century():
-    from datetime import date
-
-    from docauth.ocr.mrz import parse_mrz
-    from docauth.ocr.mrz.checkdigit import check_digit
-    from docauth.ocr.reader import DocumentReader, DocumentView
-
-    number, birth, expiry = "L898902C3", "110101", "120704"  # born 1911: the zone alone says 2011
-    body = f"{number}{check_digit(number)}UTO{birth}{check_digit(birth)}M{expiry}{check_digit(expiry)}<<<<<<<<<<<<<<0"
-    line2 = body + check_digit(body[:10] + body[13:20] + body[21:43])
-    mrz = parse_mrz(["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", line2], today=date(2026, 1, 1))
-    assert mrz.valid and mrz.fields["date_of_birth"] == "2011-01-01"
-    view = DocumentView(corners=[[0, 0], [1, 0], [1, 1], [0, 1]], rotation=0, found=True, rectified=None)
-    printed = _printed(date_of_birth=("1911-01-01", "mrz", True), expiry_date=("2012-07-04", "mrz", True))
-    result = DocumentReader(None).postprocess(view, mrz, printed, {})
-    assert result.fields["date_of_birth"] == "1911-01-01" and result.sources["date_of_birth"] == "mrz"
-    assert result.consistency["date_of_birth"]["agree"] is True
-    # A date read under its caption (not found as the zone's day) never replaces the zone's.
-    other = _printed(date_of_birth=("1911-01-01", "label", True))
-    assert DocumentReader(None).postprocess(view, mrz, other, {}).fields["date_of_birth"] == "2011-01-01"

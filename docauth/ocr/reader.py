@@ -29,7 +29,7 @@ from docauth.ocr.mrz.parse import MRZResult
 from docauth.ocr.mrz.reader import MRZRead, MRZReader, better_in_black_ink, credible, rank, reading_zoom
 from docauth.ocr.orient import card_outline_landscape, levelled, orient_by_text
 from docauth.ocr.printed import PrintedRead, PrintedReader
-from docauth.ocr.printed.assign import DATE_KINDS, surely_differs
+from docauth.ocr.printed.assign import surely_differs
 from docauth.ocr.printed.compare import compare_field, printed_name_words, printed_number_texts
 from docauth.ocr.printed.detection import DETECTOR_MODEL
 from docauth.ocr.tesseract import tesseract_engine
@@ -402,10 +402,6 @@ class DocumentReader:
                 fields[name], sources[name] = m, "mrz"
                 if name in NAME_FIELDS and v and agree:
                     fields[name] = v if len(v) > len(m) else m
-                elif name in DATE_KINDS and v and read.how == "mrz":
-                    # The zone writes a year in two digits and guesses its century; the same day printed with a
-                    # four-digit year settles it.
-                    fields[name] = v
             elif m not in (None, "") and not agree and name in NAME_FIELDS and mrz.structure_ok:
                 # Names carry no check digit in any MRZ, valid or not, and the MRZ recogniser reads OCR-B better
                 # than a printed name on a guilloche background is read. Not verified.
