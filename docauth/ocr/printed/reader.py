@@ -25,7 +25,7 @@ from docauth.ocr.printed.assign import (CAPTION_GAP, FIELDS, FieldRead, PrintedL
 from docauth.ocr.printed.detection import DETECTOR_MODEL, TextBox, TextDetector
 from docauth.ocr.printed.known import find_aligned, other_name
 from docauth.ocr.printed.record import confirm_record, record_values
-from docauth.ocr.printed.recognition import RECOGNIZER_MODEL, TextRecognizer
+from docauth.ocr.printed.recognition import FINE_WIDTH_STEP, RECOGNIZER_MODEL, WIDTH_STEP, TextRecognizer
 from docauth.runtime import load_model
 
 CROP_MARGIN = 0.12  # of the line's height, around each cut: the detector's box hugs the glyphs
@@ -123,7 +123,8 @@ class PrintedReader:
             def read(some: list[TextBox]) -> dict[TextBox, PrintedLine | None]:
                 """Each box read once (a caption by its end), whichever step asks for it first."""
                 new = [b for b in some if b not in done]
-                for b, line in zip(new, self._read_each(page, new, captions)):
+                # A page without a zone is read whole, so padding is most of its recognition time: the finer step.
+                for b, line in zip(new, self._read_each(page, new, captions, FINE_WIDTH_STEP)):
                     done[b] = line
                 return {b: done[b] for b in some}
 
@@ -167,12 +168,13 @@ class PrintedReader:
         """The lines' text; a long caption-sized line is read by its end alone (``caption_tail``)."""
         return [line for line in self._read_each(page, boxes, captions) if line is not None]
 
-    def _read_each(self, page: np.ndarray, boxes: list[TextBox], captions=()) -> list[PrintedLine | None]:
+    def _read_each(self, page: np.ndarray, boxes: list[TextBox], captions=(), step: int = WIDTH_STEP
+                   ) -> list[PrintedLine | None]:
         """Each box's line, None where it read as nothing."""
         if not boxes:
             return []
         captions = set(captions)
-        reads = self.recognizer([cut(page, caption_tail(b) if b in captions else b) for b in boxes])
+        reads = self.recognizer([cut(page, caption_tail(b) if b in captions else b) for b in boxes], step)
         lines = [PrintedLine(r.text, b.x0, b.y0, b.x1, b.y1, r.confidence, r.glyph_confidences, frames=r.frames)
                  if r.text else None
                  for b, r in zip(boxes, reads)]
