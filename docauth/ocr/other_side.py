@@ -16,9 +16,11 @@ import numpy as np
 from docauth.ocr import locate
 from docauth.ocr.printed import PrintedRead, PrintedReader
 from docauth.ocr.printed.detection import TextDetector
+from docauth.ocr.printed.reader import MIN_LINE_ASPECT
 
 # A place beside a card's back that holds this many lines of text or more is its front (a card prints about ten
-# lines on its front; a desk or a hand beside a back, few).
+# lines on its front; a desk or a hand beside a back, few). A line is as wide as the printed reader's narrowest:
+# single glyphs (a keyboard's keys, a stamp's letters) are no card's lines.
 OTHER_SIDE_MIN_LINES = 6
 OTHER_SIDE_INSIDE = 0.8  # of the place beside the back that must lie in the photo to be looked at
 OTHER_SIDE_SLACK = 0.15  # of the back's size, around the place beside it
@@ -123,7 +125,8 @@ def read_other_side(reader: PrintedReader, rgb: np.ndarray, corners, card_size: 
                           side=int(round(OTHER_SIDE_GLANCE_SIDE * (1 + 2 * OTHER_SIDE_SLACK))))
     counted = []
     for to_place, back_at in places_beside(corners, rgb.shape):
-        lines = len(glance(flattened(rgb, to_place, (cw * glance_scale, ch * glance_scale), back_at)))
+        boxes = glance(flattened(rgb, to_place, (cw * glance_scale, ch * glance_scale), back_at))
+        lines = sum(1 for b in boxes if b.width >= MIN_LINE_ASPECT * b.height)
         if lines >= OTHER_SIDE_MIN_LINES:
             counted.append((lines, to_place, back_at))
     full = PrintedReader(TextDetector(reader.detector.model,
