@@ -16,6 +16,7 @@ clearly as another (one digit of another person's number) holds next to nothing,
 
 from __future__ import annotations
 
+import functools
 import re
 
 from docauth.ocr.mrz import transliterate
@@ -174,7 +175,7 @@ def find_aligned(name: str, value: str, lines: list[PrintedLine], *, record: boo
         """The line's best rendering's score, kept with its frames: the reader asks again after each line read."""
         if key not in line.frames.fits:
             if not options:
-                options.extend(renderings(name, value, record, others))
+                options.extend(_renderings(name, value, record, others))
             scores = [s for tokens in options if (s := confirms(line.frames, tokens, APART[name])) is not None]
             line.frames.fits[key] = max(scores) if scores else None
         return line.frames.fits[key]
@@ -186,6 +187,12 @@ def find_aligned(name: str, value: str, lines: list[PrintedLine], *, record: boo
         return None
     return FieldRead(_reported(name, value, record), best.text, best.confidence, "mrz", True, best.box,
                      tuple((c, best.confidence) for c in best.text))
+
+
+@functools.lru_cache(maxsize=256)
+def _renderings(name: str, value: str, record: bool, others: tuple[str, ...]) -> tuple[tuple[Token, ...], ...]:
+    """:func:`renderings`, made once per value: the reader asks for a value again after each line it reads."""
+    return tuple(tuple(tokens) for tokens in renderings(name, value, record, others))
 
 
 def other_name(name: str, values: dict) -> tuple[str, ...]:
