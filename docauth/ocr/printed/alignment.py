@@ -117,6 +117,7 @@ class Folding:
     """The map from a model's (allowed) classes to the kept columns, made once per recogniser."""
 
     def __init__(self, labels: list[str], kept: np.ndarray):
+        self.kept = kept
         self.matrix = np.zeros((len(kept), len(COLUMNS)), np.float32)
         self.kinds = np.zeros(len(kept), np.int8)
         for k, cls in enumerate(kept):
@@ -129,11 +130,11 @@ class Folding:
             if col is not None:
                 self.matrix[k, col] = 1.0
 
-    def __call__(self, allowed_frames: np.ndarray, at_best: np.ndarray, kept: np.ndarray) -> LineFrames:
+    def __call__(self, allowed_frames: np.ndarray, at_best: np.ndarray) -> LineFrames:
         """``allowed_frames``: frames x the allowed classes; ``at_best``: the greedy one's position per frame."""
         probs = allowed_frames @ self.matrix
         best = allowed_frames[np.arange(len(at_best)), at_best]
-        return LineFrames(probs.astype(np.float16), best.astype(np.float16), kept[at_best].astype(np.int32),
+        return LineFrames(probs.astype(np.float16), best.astype(np.float16), self.kept[at_best].astype(np.int32),
                           self.kinds[at_best])
 
 

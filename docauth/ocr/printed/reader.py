@@ -214,7 +214,6 @@ def value_sized(boxes: list[TextBox]) -> tuple[list[TextBox], list[TextBox]]:
     return [b for b in boxes if b.height >= tall], [b for b in boxes if b.height < tall]
 
 
-
 def under_caption(box: TextBox, boxes: list[TextBox]) -> bool:
     """Does ``box`` stand closer under a line than over the next (ICAO 9303 part 3 prints each caption just
     above its value, and fields apart by more than that): a value under its caption rather than a caption?

@@ -146,4 +146,4 @@ class TextRecognizer:
         while text and text[-1] == " ":
             text, confidences = text[:-1], confidences[:-1]
         return LineText("".join(text), float(np.mean(confidences)) if confidences else 0.0, tuple(confidences),
-                        self.folding(allowed_frames, at_best, self.kept))
+                        self.folding(allowed_frames, at_best))
