@@ -219,3 +219,9 @@ def test_openvino_keeps_what_it_compiled_for_the_next_start(standin, tmp_path, m
     blocked.write_text("")
     monkeypatch.setenv("DOCAUTH_DATA_DIR", str(blocked))
     assert np.array_equal(answers(), first)
+
+
+def test_engines_that_do_not_compile_leave_no_compiled_models_folder(standin, tmp_path):
+    models_dir, inputs, _, _ = standin
+    load_model("standin", models_dir=models_dir, backend="onnxruntime", mode="realtime").close()
+    assert not (tmp_path / "compiled-models").exists()

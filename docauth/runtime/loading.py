@@ -9,7 +9,6 @@ micro-batcher (:mod:`docauth.runtime.batching`) in front of the engine.
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
 from docauth.config import Settings
@@ -76,17 +75,11 @@ def load(name: str, *, models_dir: str | Path | None = None, backend: str | None
     return model
 
 
-def compiled_cache(settings: Settings) -> Path | None:
+def compiled_cache(settings: Settings) -> Path:
     """Where the served models' compiled forms are kept between starts (a kiosk's, a worker's): beside the
-    runtime profile; None where it cannot be written (the models then compile at every start). The tuner's
-    trial configurations are not kept."""
-    path = Path(settings.data_dir) / COMPILED_CACHE_DIR
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        log.warning("runtime: compiled models are not kept (%s: %s)", path, exc.strerror or exc)
-        return None
-    return path if os.access(path, os.W_OK) else None
+    runtime profile. Only an engine that compiles (OpenVINO) makes the folder. The tuner's trial configurations
+    are not kept."""
+    return Path(settings.data_dir) / COMPILED_CACHE_DIR
 
 
 def _load_first(specs: list[BackendSpec], name, metadata, models_dir, mode, reason, cache: Path | None = None):

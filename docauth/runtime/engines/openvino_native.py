@@ -10,6 +10,8 @@ its accuracy cost is measured by the parity tests and the benchmark.
 from __future__ import annotations
 
 import functools
+import logging
+import os
 import queue
 import threading
 from pathlib import Path
@@ -24,6 +26,8 @@ from docauth.runtime.model import expected_sample_shape, verify_file
 
 SHAPE_CACHE_ENTRIES = 32
 
+log = logging.getLogger(__name__)
+
 
 @functools.lru_cache(maxsize=1)
 def core():
@@ -34,6 +38,16 @@ def core():
 
 def cpu_supports_bf16() -> bool:
     return "BF16" in core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+
+
+def writable_folder(path: Path) -> bool:
+    """Make ``path`` if needed; False (the model then compiles at every start) where it cannot be written."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        log.warning("openvino: compiled models are not kept (%s: %s)", path, exc.strerror or exc)
+        return False
+    return os.access(path, os.W_OK)
 
 
 def compile_config(spec: BackendSpec, mode: str) -> dict:
@@ -72,7 +86,7 @@ def load(spec: BackendSpec, paths, metadata: dict, mode: str, compiled_cache: Pa
         raise ModelError(f"ONNX model missing: {paths.onnx}; run `docauth export`")
     verify_file(paths.onnx, metadata)  # a corrupt or replaced file would compile and answer wrongly
     config = compile_config(spec, mode)
-    if compiled_cache is not None:
+    if compiled_cache is not None and writable_folder(compiled_cache):
         config["CACHE_DIR"] = str(compiled_cache)
     if device == "CPU" and None in expected_sample_shape(metadata):
         # A model whose input sides vary keeps compiled kernels per shape seen: bounded, or memory grows with
