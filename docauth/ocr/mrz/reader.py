@@ -70,13 +70,13 @@ class MRZReader:
         glyphs = glyph_map(gray)  # both direction measures below work on it
         angle = text_angle(gray, glyphs=glyphs)
         search = ZoneSearch(gray)  # the second pass and the welded direction reuse the first's images
-        read_ids: set = set()  # the blocks read: the second pass may find the first's again
+        read_blocks: list = []  # the blocks read: the second pass may find the first's again
         best: MRZRead | None = None
         # Second pass only when the first read nothing valid: with hair-lines cut, an MRZ printed over
         # guilloche comes apart into its lines (it costs a second line search, so not by default).
         for open_thin in (None, True) if expected else (None,):
             best = self._read_best(search.levelled(limit=2, open_thin=open_thin, axes=expected, angle=angle), best,
-                                   read_ids)
+                                   read_blocks)
             if best is None or best.result.valid:
                 break
         if expected and (best is None or not best.result.valid):
@@ -87,22 +87,22 @@ class MRZReader:
             # Runs of glyphs are long: a tilt the glyph chaining shrugs off (4 degrees) lifts a run's end by
             # more than its height, so a closer direction is searched again.
             if welded is not None and all(angle_apart(welded, a) > WELDED_SAME_DIRECTION for a in tried):
-                best = self._read_best(search.at(welded, limit=2), best, read_ids)
+                best = self._read_best(search.at(welded, limit=2), best, read_blocks)
         if best is not None and zoom != 1.0:
             best.found = _unzoomed(best.found, zoom)
         return best
 
-    def _read_best(self, candidates: list[FoundMRZ], best: MRZRead | None, read_before: set) -> MRZRead | None:
+    def _read_best(self, candidates: list[FoundMRZ], best: MRZRead | None, read_before: list) -> MRZRead | None:
         """The better of ``best`` and the candidates read in turn, up to the first valid one. A read the
         reader would drop as other text (:func:`credible`) never displaces one it would keep: its score
         is no measure against a zone's (a sharp zone with wrong check digits scores low too).
 
-        ``read_before``: ids of the blocks already weighed for ``best`` (the same block reads the same again,
+        ``read_before``: the blocks already weighed for ``best`` (the same block reads the same again,
         and a tie never displaces ``best``), skipped; those read now are added."""
         for found in candidates:
-            if id(found) in read_before:
+            if any(found is seen for seen in read_before):
                 continue
-            read_before.add(id(found))
+            read_before.append(found)
             read = self.read_block(found)
             if best is None or _rank_kept_first(read) > _rank_kept_first(best):
                 best = read
