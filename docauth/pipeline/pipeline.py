@@ -485,7 +485,10 @@ class Pipeline:
         result.stages["text"] = StageRecord(output=out)
         result.scores["text"] = out.get("score")
         for code in mismatches:
-            result.add_reason(code, "text", REASONS.get(code, code.replace("_", " ")))
+            message = REASONS.get(code, code.replace("_", " "))
+            if code == "text_not_checked":
+                message += f" (not compared: {', '.join(out['not_compared']) or 'none'})"
+            result.add_reason(code, "text", message)
 
     def _face_pool(self) -> ThreadPoolExecutor:
         with self._index_lock:

@@ -45,7 +45,7 @@ REASONS: dict[str, str] = {
                                         "record; no check digit confirms the reading, so it may be an OCR misread",
     "sex_mismatch": "the sex differs from the person's record",
     "nationality_mismatch": "the nationality differs from the person's record",
-    "text_not_checked": "the document's fields could not be compared with the person's record",
+    "text_not_checked": "neither a name nor the document number could be compared with the person's record",
     "duplicate_identity": "the document's face matches another enrolled person",
     "no_person": "no person was given, so ownership was not verified",
     "stage_failed": "a stage failed; see stages for the error",

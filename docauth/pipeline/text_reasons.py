@@ -18,16 +18,26 @@ MISMATCH_CODES = {
 UNCONFIRMED_CODES = {"name_mismatch": "printed_name_mismatch", "dob_mismatch": "printed_dob_mismatch",
                      "document_number_mismatch": "printed_document_number_mismatch"}
 
+# The fields that tie a document to the person on record: a name, or the number the issuer gave only this
+# document. A birth date is shared by too many people to do it alone.
+IDENTIFYING_FIELDS = ("surname", "given_names", "document_number")
+
 
 def text_summary(match: TextMatch, verified: set[str] | None = None, unsure=frozenset()) -> tuple[dict, list[str]]:
     """(exported match, reason codes). Values are kept: the result goes to the authenticated caller only.
 
     ``verified``: the document fields a passing MRZ check digit confirms (None: treat all as confirmed).
     ``unsure``: fields read from print without confidence: a disagreement there goes to the output's
-    ``unconfirmed`` list as a note, not to the reasons.
+    ``unconfirmed`` list as a note, not to the reasons, and the field counts as not read.
+
+    The output's ``agreed`` lists the record's fields the document was compared with and agrees with;
+    ``not_compared`` the identifying fields that were not (not read, not on record, or read unsurely). When
+    nothing disagrees and no identifying field agreed, the document is not tied to the person:
+    ``text_not_checked``.
     """
     out = jsonable(match.export())
     codes: list[str] = []
+    noted: set[str] = set()
     for item in (out.get("reasons") or []):
         field_name, _, why = str(item).partition(":")
         code = "expired" if why == "expired" else MISMATCH_CODES.get(field_name, f"{field_name}_mismatch")
@@ -35,9 +45,14 @@ def text_summary(match: TextMatch, verified: set[str] | None = None, unsure=froz
             code = UNCONFIRMED_CODES[code]
         if field_name in unsure and code != "expired" and (verified is None or field_name not in verified):
             out.setdefault("unconfirmed", []).append({"field": field_name, "note": code})
+            noted.add(field_name)
             continue
         if code not in codes:
             codes.append(code)
-    if not codes and out.get("match") is False:
-        codes.append("text_not_checked")  # nothing disagreed, but the name could not be compared
+    # An expiry date "agrees" with a record that has none when it has not passed: that compares nothing.
+    out["agreed"] = [name for name, f in match.fields.items() if f.match is True and f.reason != "not_expired"]
+    out["not_compared"] = [name for name in IDENTIFYING_FIELDS
+                           if name in noted or (name in match.fields and match.fields[name].match is None)]
+    if not codes and not set(out["agreed"]) & set(IDENTIFYING_FIELDS):
+        codes.append("text_not_checked")  # nothing disagreed, but nothing ties the document to the person
     return out, codes
