@@ -136,11 +136,22 @@ class CapturingReader:
         return self.reader.models()
 
 
+def _format_holds(lines: list[str]) -> bool:
+    """Does the true zone hold the format ``mrz_invalid`` also judges: its dates are dates, its codes codes?
+
+    >>> _format_holds(["IOHRV0000000000<<<<<<<<<<<<<<<", "000000000000000HRV<<<<<<<<<<<0",
+    ...                "SPECIMEN<<SPECIMEN<<<<<<<<<<<<"])
+    False
+    """
+    return parse_mrz(lines, correct=False).structure_ok
+
+
 def undeserved(case: Case, codes: list[str], today: dt.date) -> list[str]:
     """The reasons the check raised that this genuine document does not deserve."""
     out = [c for c in codes if c in ALWAYS_UNDESERVED]
-    # A zone that passes its checks, or no zone at all on this side (other print taken for one), is not invalid.
-    if "mrz_invalid" in codes and (case.mrz_valid or not case.mrz):
+    # A zone that passes its check digits and its format, or no zone at all on this side (other print taken for
+    # one), is not invalid; a specimen's dummy zone (a month 00) fails its format whatever its digits say.
+    if "mrz_invalid" in codes and ((case.mrz_valid and _format_holds(case.mrz)) or not case.mrz):
         out.append("mrz_invalid")
     if "mrz_not_found" in codes and case.mrz:
         out.append("mrz_not_found")
