@@ -60,6 +60,15 @@ def test_a_value_inside_a_longer_word_or_number_is_not_that_value():
     assert _found("date_of_birth", "1976-08-15", _frames(_clear("15AUG1976")))
 
 
+def test_a_date_with_its_month_in_two_languages_is_confirmed_and_another_day_or_month_is_not():
+    blurred = _frames(_clear("14 MA") + [{"P": 0.6, "R": 0.3}] + _clear("/") + [{"N": 0.6, "M": 0.3}]
+                      + _clear("AR 87"))  # greedy: 14 MAP/NAR 87
+    assert _found("date_of_birth", "1987-03-14", blurred)
+    assert _found("date_of_birth", "1982-12-12", _frames(_clear("12 DEC/DEC 82")))
+    assert _found("date_of_birth", "1965-03-10", _frames(_clear("10 MAA/MAR 1965")))
+    assert not _found("date_of_birth", "1987-04-14", blurred) and not _found("date_of_birth", "1988-03-14", blurred)
+
+
 # --- generated pages, the real recogniser -------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def printed_reader():

@@ -42,6 +42,11 @@ APART = {"surname": (LETTER_KIND,), "given_names": (LETTER_KIND,), "date_of_birt
 MIN_NUMBER = 5  # glyphs: shorter numbers are no one's document number
 _FOLDS = {"0": "0O", "O": "O0", "1": "1I", "I": "I1"}  # one glyph in many print fonts
 _SEPARATOR = Token(SEPARATORS, optional=True)
+# The month abbreviations a page pairs its own language's with (ICAO 9303 part 3 prints a second language where
+# the first is not English, French or Spanish), and how long an abbreviation so paired is at most.
+ICAO_ABBREVIATIONS = frozenset("JAN FEB MAR APR MAY JUN JUL AUG SEP OCT NOV DEC "
+                               "JANV FEVR MARS AVR MAI JUIN JUIL AOUT SEPT".split())
+BILINGUAL_LETTERS = 4
 _NAME_BREAK = Token((COLUMN[" "], COLUMN["-"], COLUMN["'"]), optional=True)
 
 
@@ -72,10 +77,11 @@ def digits(text: str) -> list[Token]:
 def date_renderings(iso: str) -> list[list[Token]]:
     """The ways a page prints the day ``iso`` names, as :mod:`docauth.ocr.printed.dates` reads them: day month
     year in digits (two- or four-digit year, day first, or the year first in four), or with the month's name
-    in any of its languages; separators optional.
+    in any of its languages, alone or beside its English or French abbreviation ("14 MAR/MAR 87", "12 DEC/DÉC
+    82"); separators optional.
 
     >>> len(date_renderings("1976-08-15")), len(date_renderings("1976-08-15")[0])  # 15.08.76 and so on
-    (23, 8)
+    (79, 8)
     """
     year, month, day = iso.split("-")
     days = [day] + ([day[1]] if day[0] == "0" else [])
@@ -85,10 +91,20 @@ def date_renderings(iso: str) -> list[list[Token]]:
             out.append(_joined([digits(d), digits(month), digits(y)]))
     out.append(_joined([digits(year), digits(month), digits(day)]))
     names = sorted(name for name, number in MONTHS.items() if number == int(month))
-    for name in names:
+    for spelled in names + _bilingual(names):
         for y in (year[2:], year):
-            out.append(_joined([digits(day), [glyph(c, "O") for c in name], digits(y)]))
+            out.append(_joined([digits(day)] + [[glyph(c, "O") for c in name] for name in spelled.split("/")]
+                               + [digits(y)]))
     return out
+
+
+def _bilingual(names: list[str]) -> list[str]:
+    """A month's abbreviations (``BILINGUAL_LETTERS`` letters at most) paired with its English or French one,
+    either first, as a page in a language other than those prints its dates ("MAA/MAR", "MAR/MAR", "DEC/DEC")."""
+    short = [name for name in names if len(name) <= BILINGUAL_LETTERS]
+    second = [name for name in short if name in ICAO_ABBREVIATIONS]
+    pairs = {f"{a}/{b}" for b in second for a in short} | {f"{b}/{a}" for b in second for a in short}
+    return sorted(pairs)
 
 
 def _joined(groups: list[list[Token]]) -> list[Token]:
