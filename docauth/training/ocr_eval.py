@@ -12,7 +12,7 @@ import numpy as np
 from docauth.errors import DocauthError
 from docauth.imageio import load_image
 from docauth.ocr.mrz import parse_mrz
-from docauth.ocr.printed.compare import name_key, strip_accents
+from docauth.ocr.printed.compare import name_key, same_name, strip_accents
 from docauth.synth import generate_sample
 
 EVAL_FIELDS = ("surname", "given_names", "date_of_birth", "document_number", "expiry_date", "nationality", "sex")
@@ -104,19 +104,22 @@ def _field_value(name: str, label: dict):
 
 def field_equal(name: str, got, truth) -> bool:
     """Exact match; names compare in either ICAO transliteration of their diacritics (the MRZ cannot
-    carry them: ``MÜLLER`` is ``MUELLER`` or ``MULLER``), case and spacing aside.
+    carry them: ``MÜLLER`` is ``MUELLER`` or ``MULLER``), a hyphen as a space or as nothing (a zone's filler, or
+    none), case and spacing aside.
 
     >>> field_equal("surname", "MULLER", "Müller"), field_equal("surname", "MUELLER", "MÜLLER")
     (True, True)
     >>> field_equal("surname", "MILLER", "MÜLLER"), field_equal("document_number", "L898902C3", "L898902C3")
     (False, True)
+    >>> field_equal("surname", "OSPELT-BECK", "OSPELTBECK"), field_equal("surname", "OSPELT BECK", "OSPELTBECK")
+    (True, False)
     """
     if truth in (None, ""):
         return got in (None, "")
     if got in (None, ""):
         return False
     if name in ("surname", "given_names"):
-        return (name_key(str(got)) == name_key(str(truth))
+        return (same_name(str(got), str(truth)) or same_name(str(truth), str(got))
                 or name_key(strip_accents(str(got))) == name_key(strip_accents(str(truth))))
     return str(got).strip().upper() == str(truth).strip().upper()
 

@@ -35,14 +35,36 @@ def name_key(s: str | None) -> str:
     return clean_field(transliterate(s))
 
 
+def name_keys(s: str | None) -> set[str]:
+    """The ways an MRZ may spell a printed name: ICAO 9303 turns a hyphen into a filler, and some issuers drop it.
+
+    >>> sorted(name_keys("OSPELT-BECK")), name_keys("ERIKSSON")
+    (['OSPELT BECK', 'OSPELTBECK'], {'ERIKSSON'})
+    """
+    if not s:
+        return {""}
+    return {name_key(s), name_key(re.sub(r"\s*-\s*", "", s))}
+
+
+def same_name(printed: str | None, mrz: str | None) -> bool:
+    """Is ``printed`` the name an MRZ spells ``mrz``, either transliteration of its diacritics, its hyphens either
+    way (:func:`name_keys`)?
+
+    >>> same_name("Ospelt-Beck", "OSPELTBECK"), same_name("OSPELT BECK", "OSPELTBECK"), same_name("Müller", "MULLER")
+    (True, False, True)
+    """
+    wanted = name_key(mrz)
+    return any(wanted in name_keys(spelling) for spelling in (printed, strip_accents(printed or "")))
+
+
 def compare_field(name: str, printed: str | None, mrz: str | None) -> bool | None:
     """Does the printed value agree with the MRZ one? None when either is missing."""
     if not printed or not mrz:
         return None
     if name in ("surname", "given_names"):
-        v, m = name_key(printed), name_key(mrz)
+        m = name_key(mrz)
         # The MRZ truncates long names; a printed name that starts with it agrees.
-        return v == m or (len(m) >= 10 and v.startswith(m))
+        return same_name(printed, mrz) or (len(m) >= 10 and any(v.startswith(m) for v in name_keys(printed)))
     if name == "document_number":  # a printed number is read with I/O/Q as digits; some issuers use them
         return printed_document_number(printed) == printed_document_number(mrz)
     return printed.strip().upper() == mrz.strip().upper()
