@@ -24,7 +24,11 @@ from docauth.runtime.engines.onnx_runtime import SOURCE_SHA_KEY
 from docauth.runtime.model import expected_sample_shape, verify_file
 
 
-SHAPE_CACHE_ENTRIES = 32
+# OpenVINO's CPU_RUNTIME_CACHE_CAPACITY counts prepared kernels, not shapes: a shape of the text recogniser needs
+# about 40, so this keeps a dozen shapes (a page's widths and batch sizes). Fewer than one shape's worth prepared
+# every kernel again at each call, which took about as long as the call's arithmetic; unbounded, memory grows
+# with every shape seen.
+KERNEL_CACHE_ENTRIES = 500
 
 log = logging.getLogger(__name__)
 
@@ -89,9 +93,8 @@ def load(spec: BackendSpec, paths, metadata: dict, mode: str, compiled_cache: Pa
     if compiled_cache is not None and writable_folder(compiled_cache):
         config["CACHE_DIR"] = str(compiled_cache)
     if device == "CPU" and None in expected_sample_shape(metadata):
-        # A model whose input sides vary keeps compiled kernels per shape seen: bounded, or memory grows with
-        # every new shape.
-        config["CPU_RUNTIME_CACHE_CAPACITY"] = SHAPE_CACHE_ENTRIES
+        # A model whose input sides vary keeps prepared kernels per shape seen: bounded (KERNEL_CACHE_ENTRIES).
+        config["CPU_RUNTIME_CACHE_CAPACITY"] = KERNEL_CACHE_ENTRIES
     sample = expected_sample_shape(metadata)
     dynamic_sides = None in sample
     try:
