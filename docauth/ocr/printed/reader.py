@@ -104,17 +104,17 @@ class PrintedReader:
             if zone_values_only:
                 first = first[:ZONE_VALUES_ONLY_LINES]
             lines: list[PrintedLine] = []
-            fields: dict = {}
+            missing = list(wanted)
             for start in range(0, len(first), READ_CHUNK):
-                lines += self._read(page, first[start:start + READ_CHUNK])
-                fields = self.postprocess(lines, mrz_fields, today)
-                if all(name in fields and fields[name].how == "mrz" for name in wanted):
+                new = self._read(page, first[start:start + READ_CHUNK])
+                lines += new
+                if new and not (missing := zone_values_missing(lines, mrz_fields, today, missing)):
                     break
             else:
                 if not zone_values_only:
                     rest = [b for b in boxes if b not in first]
                     lines = sorted(lines + self._read(page, rest, captions), key=lambda line: (line.y0, line.x0))
-                    fields = self.postprocess(lines, mrz_fields, today)
+            fields = self.postprocess(lines, mrz_fields, today)
             if zone_values_only:
                 fields = {name: read for name, read in fields.items() if read.how == "mrz"}
         else:
@@ -203,6 +203,18 @@ class PrintedReader:
                 if found is not None:
                     fields[name] = found
         return fields
+
+
+def zone_values_missing(lines: list[PrintedLine], mrz_fields: dict, today: date | None, order: list[str]
+                        ) -> list[str]:
+    """The zone's values (``order``: their fields, the last missing first) that ``postprocess`` would not find
+    in ``lines``: what it finds them by alone, looked for only up to the first missing one (the read goes on
+    either way), and not caption by caption after each line read."""
+    for k, name in enumerate(order):
+        if (find_in_print(name, mrz_fields[name], lines, today) is None
+                and find_aligned(name, mrz_fields[name], lines, others=other_name(name, mrz_fields)) is None):
+            return [name] + order[:k] + order[k + 1:]
+    return []
 
 
 def value_sized(boxes: list[TextBox]) -> tuple[list[TextBox], list[TextBox]]:
