@@ -480,6 +480,25 @@ def test_a_value_placed_by_layout_alone_never_outranks_the_zones():
     assert DocumentReader(None).postprocess(view, zone, captioned, {}).sources["document_number"] == "viz"
 
 
+def test_a_date_placed_by_layout_that_the_zones_check_digit_contradicts_is_no_printed_read():
+    from docauth.ocr.mrz import parse_mrz
+    from docauth.ocr.reader import DocumentReader, DocumentView
+
+    zone = parse_mrz(["I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6",
+                      "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"])
+    assert zone.valid and zone.fields["date_of_birth"] == "1974-08-12"
+    view = DocumentView(corners=[[0, 0], [1, 0], [1, 1], [0, 1]], rotation=0, found=True, rectified=None)
+    issued = _printed(date_of_birth=("2015-07-14", "layout", False))  # the earliest date printed: the issue date
+    result = DocumentReader(None).postprocess(view, zone, issued, {})
+    assert "date_of_birth" not in result.viz and result.consistency["date_of_birth"]["agree"] is None
+    assert "unsure" not in result.consistency["date_of_birth"] and result.fields["date_of_birth"] == "1974-08-12"
+    # The guess that names the zone's day stands, and one under its caption is a read of the field either way.
+    same = _printed(date_of_birth=("1974-08-12", "layout", False))
+    assert DocumentReader(None).postprocess(view, zone, same, {}).viz["date_of_birth"] == "1974-08-12"
+    captioned = _printed(date_of_birth=("2015-07-14", "label", False))
+    assert DocumentReader(None).postprocess(view, zone, captioned, {}).viz["date_of_birth"] == "2015-07-14"
+
+
 def test_text_that_is_not_an_mrz_is_not_credible_however_confidently_read():
     from docauth.ocr.mrz import parse_mrz
     from docauth.ocr.mrz.reader import MRZRead, credible

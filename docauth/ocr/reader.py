@@ -381,6 +381,16 @@ class DocumentReader:
         sources: dict = {}
         for name in FIELD_NAMES:
             read, v, m = reads.get(name), viz.get(name), mrz_fields.get(name)
+            # A field under its own passing check digit is verified even when the MRZ as a whole is not.
+            own_check = (mrz is not None and mrz.structure_ok and mrz.checks.get(name, {}).get("ok", False)
+                         and not mrz.checks[name].get("doubtful", False)
+                         and mrz.checks.get("composite", {"ok": True})["ok"])
+            if read is not None and read.how == "layout" and own_check and not compare_field(name, v, m):
+                # A value placed by layout alone is a guess at which line holds the field; one that the zone's own
+                # check digit contradicts came from another field's line (an issue date taken for the birth
+                # date), and is no printed read of this field.
+                read = v = None
+                del viz[name]
             agree = None
             consistency[name] = {"viz": v, "mrz": m, "agree": None}
             if read is not None and m not in (None, ""):
@@ -394,10 +404,6 @@ class DocumentReader:
                     consistency[name]["unsure"] = True
             # A check-digit-verified MRZ is the most trustworthy source; names beyond the MRZ width are
             # truncated there, so a VIZ name that starts with the MRZ one is preferred.
-            # A field under its own passing check digit is verified even when the MRZ as a whole is not.
-            own_check = (mrz is not None and mrz.structure_ok and mrz.checks.get(name, {}).get("ok", False)
-                         and not mrz.checks[name].get("doubtful", False)
-                         and mrz.checks.get("composite", {"ok": True})["ok"])
             if mrz is not None and (mrz.valid or own_check) and m not in (None, ""):
                 fields[name], sources[name] = m, "mrz"
                 if name in NAME_FIELDS and v and agree:
