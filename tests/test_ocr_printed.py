@@ -313,3 +313,50 @@ def test_the_backend_setting_reaches_a_reader_loaded_without_one(monkeypatch, tm
         monkeypatch.setenv("DOCAUTH_BACKEND", backend)
         reader = PrintedReader.load()
         assert reader.detector.model.spec == reader.recognizer.model.spec == backend
+
+
+def test_a_card_whose_fields_all_read_surely_between_its_bands_leaves_the_bands_unread(printed_reader, monkeypatch):
+    import docauth.ocr.printed.assign as assign
+    from docauth.ocr.printed.reader import PrintedReader, in_margin_band
+    from docauth.synth.documents import render_document
+    from docauth.synth.seeds import TESTS
+
+    for k in range(12):
+        doc = render_document("td1_front", TESTS.nth(73) + k)
+        if doc.mrz is not None:
+            continue
+        boxes = PrintedReader.preprocess(printed_reader.detector(doc.image), doc.image.shape, None)
+        bands = {(round(b.x0), round(b.y0)) for b in boxes if in_margin_band(b, doc.image.shape)}
+        read = printed_reader(doc.image)
+        if bands and all(f.sure and f.how == "label" for f in read.fields.values()) and len(read.fields) == 5:
+            break
+    else:
+        pytest.fail("no generated front without an MRZ whose five fields all read surely under their captions")
+    assert not bands & {(round(line.x0), round(line.y0)) for line in read.lines}
+    # Fault injected: no value reads surely, so the bands are read too, and the values stay what they were.
+    monkeypatch.setattr(assign, "SURE_VALUE", 1.01)
+    unsure = printed_reader(doc.image)
+    assert bands & {(round(line.x0), round(line.y0)) for line in unsure.lines}
+    assert unsure.values == read.values
+
+
+def test_a_line_left_unread_where_a_value_could_stand_unsettles_the_read():
+    from docauth.ocr.printed.detection import TextBox
+    from docauth.ocr.printed.reader import settled
+
+    lines = with_labels([
+        _line("Surname", 100, 100, 200, 114), _line("SPECIMEN", 100, 118, 230, 140),
+        _line("Given names", 100, 150, 220, 164), _line("MARIA", 100, 168, 170, 190),
+        _line("Date of birth", 100, 200, 230, 214), _line("01.08.1995", 100, 218, 230, 240),
+        _line("Document no.", 300, 200, 420, 214), _line("AA0000000", 300, 218, 420, 240),
+        _line("Date of expiry", 100, 250, 240, 264), _line("01.08.2030", 100, 268, 230, 290),
+    ])
+    fields = assign_by_captions(lines, TODAY)
+    assert len(fields) == 5 and all(f.sure for f in fields.values())
+    header, under_expiry = TextBox(100, 20, 300, 45, 1.0), TextBox(100, 294, 230, 316, 1.0)
+    beside_surname = TextBox(240, 118, 330, 140, 1.0)
+    assert settled(fields, lines, [header])
+    assert not settled(fields, lines, [under_expiry])
+    assert not settled(fields, lines, [beside_surname])
+    unsure = dict(fields, surname=FieldRead("SPECIMEN", "SPECIMEN", 0.5, "label", False))
+    assert not settled(unsure, lines, [header])

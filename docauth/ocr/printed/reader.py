@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from docauth.errors import ModelError
-from docauth.ocr.printed.assign import (CAPTION_GAP, FIELDS, FieldRead, PrintedLine, assign_by_captions,
-                                        assign_dates_by_order, assign_names_by_order, assign_number_by_shape,
-                                        find_in_print, with_labels)
+from docauth.ocr.printed.assign import (BELOW_GAP, CAPTION_GAP, FIELDS, RIGHT_GAP, FieldRead, PrintedLine,
+                                        assign_by_captions, assign_dates_by_order, assign_names_by_order,
+                                        assign_number_by_shape, find_in_print, with_labels)
 from docauth.ocr.printed.detection import DETECTOR_MODEL, TextBox, TextDetector
 from docauth.ocr.printed.known import find_aligned, other_name
 from docauth.ocr.printed.record import confirm_record, record_values
@@ -36,12 +36,17 @@ ANY_DATE = {"expiry_date": "2000-01-01"}  # a date's printed size is its format'
 # Value-sized lines of more glyphs than this are read last on a page without an MRZ: a name of two long words,
 # a caption and its value on one line, or (most often) a heading.
 LONG_LINE_GLYPHS = 24
+# The bands of a page without an MRZ read after the lines between them, in page heights: a header that ends above
+# HEADER_BAND (the state, the document's name) and lines that start below SIGNATURE_BAND (the signature, a card
+# access number).
+HEADER_BAND = 0.17
+SIGNATURE_BAND = 0.72
 READ_CHUNK = 1  # lines recognised at a time while looking for the MRZ's values: each one read may be the last needed
 VALUE_HEIGHT = 0.8  # of the taller lines' height (75th percentile): a line this tall may hold a value
-# Which way up a page is: its longest lines read again turned half round, and the turn taken when their mean
-# glyph confidence rises by more than a misread's scatter.
 # Lines read at most when only the MRZ's values are looked for: the best-fitting few of a card's dozen.
 ZONE_VALUES_ONLY_LINES = 12
+# Which way up a page is: its longest lines read again turned half round, and the turn taken when their mean
+# glyph confidence rises by more than a misread's scatter.
 TURN_PROBE_LINES = 4
 TURN_MARGIN = 0.1
 
@@ -141,9 +146,16 @@ class PrintedReader:
                 # widest lines are mostly its headings (the state, the document's name), which name no field.
                 short = [b for b in values if glyphs_in(b) <= LONG_LINE_GLYPHS]
                 long = [b for b in values if glyphs_in(b) > LONG_LINE_GLYPHS]
-                lines = sorted((ln for ln in read(short + captions).values() if ln is not None),
+                # The bands of a card's header and signature are read only where the lines between them leave
+                # the answer open (``settled``).
+                read([b for b in short + captions if not in_margin_band(b, page.shape)])
+                lines = sorted((done[b] for b in short + captions if done.get(b) is not None),
                                key=lambda line: (line.y0, line.x0))
                 fields = self.postprocess(lines, mrz_fields, today)
+                if not settled(fields, lines, [b for b in short + captions if b not in done]):
+                    lines = sorted((ln for ln in read(short + captions).values() if ln is not None),
+                                   key=lambda line: (line.y0, line.x0))
+                    fields = self.postprocess(lines, mrz_fields, today)
                 if long and not all(name in fields and fields[name].sure for name in FIELDS):
                     lines = sorted(lines + [ln for ln in read(long).values() if ln is not None],
                                    key=lambda line: (line.y0, line.x0))
@@ -215,6 +227,34 @@ def zone_values_missing(lines: list[PrintedLine], mrz_fields: dict, today: date 
                 and find_aligned(name, mrz_fields[name], lines, others=other_name(name, mrz_fields)) is None):
             return [name] + order[:k] + order[k + 1:]
     return []
+
+
+def in_margin_band(box: TextBox, page_shape) -> bool:
+    """Does the line stand in a card's header band (the issuing state and the document's name, ICAO 9303 part 5's
+    zone I) or its signature band? Generated layouts print every field's caption and value between the two."""
+    height = page_shape[0]
+    return box.y1 <= HEADER_BAND * height or box.y0 >= SIGNATURE_BAND * height
+
+
+def settled(fields: dict[str, FieldRead], lines: list[PrintedLine], unread: list[TextBox]) -> bool:
+    """Can no line left ``unread`` change ``fields``? Every field was read surely under its caption, and no unread
+    line stands where a caption's value or a value's continuation could (below a caption or value line, or on
+    its row to its right, by the reach of :func:`docauth.ocr.printed.assign.assign_by_captions`). A caption
+    printed again among the unread lines is not ruled out: a card names each field once."""
+    if not all(name in fields and fields[name].sure and fields[name].how == "label" for name in FIELDS):
+        return False
+    taken = {read.box for read in fields.values()}
+    anchors = [line for line in lines
+               if line.box in taken or (line.label is not None and line.label.field in FIELDS)]
+    for anchor in anchors:
+        h = max(anchor.h, 1.0)
+        for box in unread:
+            below = box.cy > anchor.cy and box.y0 - anchor.y1 <= BELOW_GAP * h
+            beside = (abs(box.cy - anchor.cy) <= 0.5 * max(h, box.height) and box.x1 > anchor.x0
+                      and box.x0 - anchor.x1 <= RIGHT_GAP * max(h, box.height))
+            if below or beside:
+                return False
+    return True
 
 
 def value_sized(boxes: list[TextBox]) -> tuple[list[TextBox], list[TextBox]]:
