@@ -111,10 +111,14 @@ def test_the_mrz_values_are_found_in_print_whatever_their_captions():
     assert find_in_print("date_of_birth", "1991-05-05", lines) is None
 
 
-def test_a_name_one_slip_from_the_zone_is_the_zones_and_a_bare_ddmmyy_confirms_its_day():
+def test_a_name_one_letter_from_the_zone_is_not_the_zones_by_its_text_and_a_bare_ddmmyy_confirms_its_day():
     lines = [_line("HANDA", 10, 10, 90, 30), _line("OSTERGAARD", 10, 40, 120, 60), _line("061085", 10, 70, 90, 90),
-             _line("0610851178", 200, 70, 300, 90)]
-    assert find_in_print("surname", "HANDRA", lines).value == "HANDRA"  # a lost letter
+             _line("0610851178", 200, 70, 300, 90), _line("JFATIMA", 10, 100, 120, 120), _line("NOLVÁK", 10, 130, 90, 150)]
+    # A letter lost, added or changed: the recogniser's slip or the print altered, which the text cannot tell
+    # (the recogniser's probabilities can: tests/test_ocr_printed_known.py).
+    assert find_in_print("surname", "HANDRA", lines) is None
+    assert find_in_print("surname", "FATIMA", lines) is None  # one letter more is no other word glued to it
+    assert find_in_print("surname", "NOVAK", lines) is None  # nor with diacritics
     assert find_in_print("surname", "OESTERGAARD", lines).value == "OESTERGAARD"  # no glyph for Ø
     assert find_in_print("surname", "HONDURAS", lines) is None
     found = find_in_print("date_of_birth", "1985-10-06", lines)

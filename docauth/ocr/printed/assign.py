@@ -20,6 +20,7 @@ from rapidfuzz.distance import Levenshtein
 
 from docauth.ocr.mrz import transliterate
 from docauth.ocr.printed.alignment import LineFrames
+from docauth.ocr.printed.compare import strip_accents
 from docauth.ocr.printed.dates import all_dates, find_date, same_day
 from docauth.ocr.printed.labels import LabelMatch, label_field
 from docauth.ocr.printed.rows import row_runs
@@ -386,12 +387,16 @@ def _name_letters(text: str) -> str:
 # A name glued to the next is found by its letters at the start or end of the glued word only from this many
 # letters: shorter ones begin or end other words by chance.
 GLUED_NAME_LETTERS = 6
+# What a name is glued to is another word, of two letters or more: one letter more is a name altered by it.
+GLUED_WORD_LETTERS = 2
 
 
 def _printed_name(text: str, wanted: str) -> str | None:
     """The words of ``text`` that print the MRZ name ``wanted`` (its letters transliterated, words apart), or
     None. Spaces the recogniser lost are put back where the zone has them; a long name the zone truncates
-    matches by its start; five letters or more may differ by one OCR slip."""
+    matches by its start; a name read with its diacritics matches the zone's in their base letters.
+    A name read in plain letters one letter apart is not found here: whether that letter is the recogniser's
+    slip or printed so (a name altered by a letter) is for its probabilities to say (:mod:`.known`)."""
     words = (clean_name(text) or "").split()
     glued = wanted.replace(" ", "")
     runs = [" ".join(words[i:j]) for i in range(len(words)) for j in range(len(words), i, -1)]
@@ -409,16 +414,15 @@ def _printed_name(text: str, wanted: str) -> str | None:
     for candidate, got in candidates:
         if len(wanted) >= 10 and got.startswith(wanted):
             return candidate
-        if (len(glued) >= GLUED_NAME_LETTERS and " " not in got and got != glued
+        if (len(glued) >= GLUED_NAME_LETTERS and " " not in got and len(got) >= len(glued) + GLUED_WORD_LETTERS
                 and (got.startswith(glued) or got.endswith(glued))):
             # One word of many letters that begins or ends with the name: the recogniser lost the spaces between
             # the names printed on one line ("ERIKSSONANNAMARIA"); the page prints the zone's name there.
             return wanted
-        if len(glued) >= 5 and _within_one(got.replace(" ", ""), glued):
-            # Read with its diacritics, the name is as printed (the zone may use the other transliteration);
-            # read in plain letters, one letter apart from the zone's name is the recogniser's slip (a lost
-            # letter, a diacritic it has no glyph for), not another name: the page prints the zone's name.
-            return candidate if not candidate.isascii() else wanted
+        if not candidate.isascii() and re.sub(r"[^A-Z]", "", strip_accents(candidate)) == glued:
+            # Read with its diacritics, the name is as printed: the zone spells them the other way ICAO 9303
+            # allows, their base letter alone (or the recogniser took one accent for another).
+            return candidate
     return None
 
 
@@ -443,10 +447,6 @@ def _spaced_like(printed: str, wanted: str) -> str:
         out.append(letters[k:k + len(word)])
         k += len(word)
     return " ".join(out)
-
-
-def _within_one(a: str, b: str) -> bool:
-    return Levenshtein.distance(a, b, score_cutoff=1) <= 1
 
 
 def _stacked_pairs(lines: list[PrintedLine]):
