@@ -127,6 +127,14 @@ def test_a_name_one_letter_from_the_zone_is_not_the_zones_by_its_text_and_a_bare
     assert find_in_print("date_of_birth", "2010-08-06", lines) is None  # digits of another number
 
 
+def test_a_name_printed_in_cyrillic_and_read_as_latin_look_alikes_is_the_zones_transliteration():
+    lines = [_line("TECT", 10, 10, 90, 30), _line("HOBAK", 10, 40, 120, 60)]  # ТЕСТ, НОВАК
+    assert find_in_print("surname", "TEST", lines).value == "TEST"
+    assert find_in_print("surname", "NOVAK", lines).value == "NOVAK"
+    assert find_in_print("surname", "TEXT", lines) is None and find_in_print("surname", "HOBAK", lines).value == "HOBAK"
+    assert find_in_print("surname", "NOSAL", lines) is None
+
+
 def test_a_name_of_two_words_printed_over_two_lines_is_found():
     lines = [_line("ESPANOLA", 330, 161, 463, 188), _line("ESPANOLA", 330, 184, 463, 210), _line("CARMEN", 331, 226, 432, 252)]
     found = find_in_print("surname", "ESPANOLA ESPANOLA", lines)

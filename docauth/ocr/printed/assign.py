@@ -426,6 +426,22 @@ def _printed_name(text: str, wanted: str) -> str | None:
     return None
 
 
+# Cyrillic capitals that a recogniser of Latin script reads as the Latin letters they look like (С as C, Р as P),
+# each mapped to ICAO 9303's transliteration of the Cyrillic letter: a name a page prints in Cyrillic alone
+# (ТЕСТ, read TECT) is then compared with the zone's Latin spelling (TEST). Look-alikes that transliterate to
+# themselves (А Е К М О Т Ј) are left as read.
+_CYRILLIC_AS_LATIN = str.maketrans({"C": "S", "P": "R", "H": "N", "B": "V", "Y": "U", "X": "KH"})
+
+
+def as_cyrillic(text: str) -> str:
+    """``text`` as the transliteration of the Cyrillic letters its Latin look-alikes may have been.
+
+    >>> as_cyrillic("TECT"), as_cyrillic("HOBAK")  # ТЕСТ, НОВАК
+    ('TEST', 'NOVAK')
+    """
+    return text.upper().translate(_CYRILLIC_AS_LATIN)
+
+
 def _base_letters_pattern(wanted: str) -> re.Pattern:
     """The zone's name as a recogniser without Ä Ö Ü Å Ø glyphs reads it: their base letter alone, where the
     zone spells them in two letters (ICAO 9303: Ö is OE, Å is AA).
@@ -497,6 +513,8 @@ def _find_in_lines(name: str, mrz_value: str, lines: list[PrintedLine]) -> Field
             return None
         for line in lines:
             value = _printed_name(line.text, wanted)
+            if value is None and _printed_name(as_cyrillic(line.text), wanted) is not None:
+                value = wanted  # printed in Cyrillic: the zone's spelling is its transliteration
             if value is not None:
                 return FieldRead(value, line.text, line.confidence, "mrz", True, line.box, _glyphs(line))
         if " " in wanted:
