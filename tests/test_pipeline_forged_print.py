@@ -58,3 +58,13 @@ def test_a_name_altered_by_one_letter_is_never_taken_for_the_zones(pipeline):
         assert consistency["agree"] is not True and consistency["viz"] == "COLLINGS", consistency
         if seed == 61:
             assert consistency["agree"] is False and "viz_mrz_mismatch" in result.reason_codes, result.reason_codes
+
+
+def test_a_holder_born_a_century_before_the_zones_guess_is_not_accused(pipeline):
+    """The zone states two digits of the birth year (25: 2025 by its rule); the page prints 1925, which is the
+    holder's: the print states the century the zone cannot, and the record's 1925 agrees."""
+    person = dict(ASTRONAUT_PERSON, date_of_birth="1925-03-04")
+    identity = dict(person, expiry="2031-05-02", issuing_state="UTO")
+    result = pipeline.check(render_document("td3_page", 62, identity=identity).image, claimed=dict(person))
+    assert result.reason_codes == [], result.reason_codes
+    assert result.stages["ocr"].output["fields"]["date_of_birth"] == "1925-03-04"

@@ -45,6 +45,7 @@ SIDES_WITHOUT_MRZ = frozenset({"front"})
 # (names, which have none, are taken from any MRZ with its structure: see DocumentReader.postprocess).
 CERTAIN_ON_THEIR_OWN = frozenset({"document_number", "date_of_birth", "expiry_date"})
 NAME_FIELDS = ("surname", "given_names")
+DATE_FIELDS = ("date_of_birth", "expiry_date")
 TD1_ASPECT = 85.6 / 54.0  # ICAO 9303 part 5
 # A rectified page within this of one TD1 card's proportions is that card alone (not both sides on one sheet).
 ONE_CARD_ASPECT_SLACK = 0.2
@@ -408,6 +409,9 @@ class DocumentReader:
                 fields[name], sources[name] = m, "mrz"
                 if name in NAME_FIELDS and v and agree:
                     fields[name] = v if len(v) > len(m) else m
+                elif name in DATE_FIELDS and v and agree:
+                    # The zone states two digits of the year, its century a guess; the print may state it.
+                    fields[name] = v
             elif m not in (None, "") and not agree and name in NAME_FIELDS and mrz.structure_ok:
                 # Names carry no check digit in any MRZ, valid or not, and the MRZ recogniser reads OCR-B better
                 # than a printed name on a guilloche background is read. Not verified.

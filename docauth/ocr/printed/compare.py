@@ -4,6 +4,8 @@
 (True, True)
 >>> compare_field("document_number", "1D9875401", "ID9875401"), compare_field("document_number", "1D98", "1D99")
 (True, False)
+>>> compare_field("date_of_birth", "1925-03-04", "2025-03-04"), compare_field("date_of_birth", "1925-03-04", "1925-04-03")
+(True, False)
 """
 
 from __future__ import annotations
@@ -67,7 +69,13 @@ def compare_field(name: str, printed: str | None, mrz: str | None) -> bool | Non
         return same_name(printed, mrz) or (len(m) >= 10 and any(v.startswith(m) for v in name_keys(printed)))
     if name == "document_number":  # a printed number is read with I/O/Q as digits; some issuers use them
         return printed_document_number(printed) == printed_document_number(mrz)
-    return printed.strip().upper() == mrz.strip().upper()
+    printed, mrz = printed.strip().upper(), mrz.strip().upper()
+    if _ISO_DATE.fullmatch(printed) and _ISO_DATE.fullmatch(mrz):
+        return printed[2:] == mrz[2:]  # the zone states two digits of the year: its century is a guess
+    return printed == mrz
+
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 _NAME_DIGITS = str.maketrans("0158", "OISB")  # what OCR reads for letters in a name
