@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docauth.matching.text import (
+    compare_birth_dates,
     compare_document_numbers,
     compare_names,
     fold_name,
@@ -101,6 +102,15 @@ def test_dates_from_mrz_and_iso():
     assert parse_date("301231", kind="expiry", today=TODAY) == dt.date(2030, 12, 31)
     assert parse_date("19740812") == dt.date(1974, 8, 12)
     assert parse_date("741312") is None and parse_date("yesterday") is None
+
+
+def test_a_birth_date_a_century_apart_is_the_same_birth_any_other_difference_is_not():
+    # A zone's 110101 is 2011 by the century rule; a record (or a print) may state 1911.
+    century = compare_birth_dates("110101", "1911-01-01", TODAY)
+    assert (century.match, century.reason) == (True, "century")
+    assert compare_birth_dates("1911-01-01", "1911-01-01", TODAY).reason == "exact"
+    for other in ("1911-01-02", "1912-01-01", "1921-01-01", "1911-10-01"):
+        assert compare_birth_dates("1911-01-01", other, TODAY).reason == "mismatch", other
 
 
 PERSON = {

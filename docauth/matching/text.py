@@ -8,6 +8,7 @@ Each field gives a score in [0, 1] (or None when it cannot be compared), a
 ``token_order``      the same name parts in another order, or run together
 ``truncated``        the document's name is the record's, cut as the MRZ cuts long names
 ``fuzzy``            similar enough (rapidfuzz) to be the same name with a typo or OCR slip
+``century``          a birth date the same but for its century (an MRZ states two digits of the year)
 ``ocr_confusion``    document number equal up to characters OCR confuses (O/0, I/1, B/8, S/5, ...)
 ``mismatch``         different
 ``missing``          absent on the document or in the record
@@ -290,6 +291,10 @@ def compare_birth_dates(document: Any, record: Any, today: dt.date) -> FieldMatc
         return FieldMatch("date_of_birth", 0.0, False, "invalid", doc_text, rec_text)
     if doc_date == rec_date:
         return FieldMatch("date_of_birth", 1.0, True, "exact", doc_text, rec_text)
+    # An MRZ states two digits of the year and its print may state another century than the zone's rule
+    # gives: the same day, month and two digits a whole number of centuries apart are the same birth.
+    if (doc_date.month, doc_date.day, doc_date.year % 100) == (rec_date.month, rec_date.day, rec_date.year % 100):
+        return FieldMatch("date_of_birth", 1.0, True, "century", doc_text, rec_text)
     return FieldMatch("date_of_birth", 0.0, False, "mismatch", doc_text, rec_text)
 
 
