@@ -631,3 +631,21 @@ def test_a_front_in_no_cards_proportions_is_searched_for_a_zone_only_where_one_m
     result = reader(image, side="front")
     assert result.mrz is None and "mrz_on_document_ms" not in result.timings_ms
     assert result.fields["document_number"] == ASTRONAUT_PERSON["document_number"]  # its print is read all the same
+
+
+def test_given_names_the_zone_cut_short_agree_with_the_print_however_short_the_cut():
+    from docauth.ocr.mrz import parse_mrz
+    from docauth.ocr.reader import DocumentReader, DocumentView
+
+    view = DocumentView(corners=[[0, 0], [1, 0], [1, 1], [0, 1]], rotation=0, found=True, rectified=None)
+    printed = _printed(given_names=("JEAN EINAR", "label", True))
+    full = parse_mrz(["I<MEXJT52026128<<<<<<<<<<<<<<<", "4203315M1711028MEX<<<<<<<<<<<0",
+                      "ABERCROMBIE<FITZGERALD<<JEAN<E"])  # the name field full: EINAR cut to E
+    result = DocumentReader(None).postprocess(view, full, printed, {})
+    assert result.consistency["given_names"]["agree"] is True
+    assert result.fields["given_names"] == "JEAN EINAR"
+    # The same short name with room left in the field is no cut: the print names someone else.
+    room = parse_mrz(["I<MEXJT52026128<<<<<<<<<<<<<<<", "4203315M1711028MEX<<<<<<<<<<<0",
+                      "ABERCROMBIE<<JEAN<E<<<<<<<<<<<"])
+    result = DocumentReader(None).postprocess(view, room, printed, {})
+    assert result.consistency["given_names"]["agree"] is False

@@ -395,7 +395,7 @@ class DocumentReader:
             agree = None
             consistency[name] = {"viz": v, "mrz": m, "agree": None}
             if read is not None and m not in (None, ""):
-                if read.how == "mrz" or compare_field(name, v, m):
+                if read.how == "mrz" or compare_field(name, v, m, zone_full=_names_fill_zone(mrz)):
                     agree = True
                     consistency[name].update(agree=True, found_in_print=read.how == "mrz")
                 elif surely_differs(name, read, m):
@@ -433,6 +433,21 @@ class DocumentReader:
         unsure = {name for name, source in sources.items() if source == "viz" and not reads[name].sure}
         return OCRResult(document=view, mrz=mrz, fields=fields, consistency=consistency, timings_ms=timings, viz=viz,
                          sources=sources, printed=printed.export() if printed is not None else {}, unsure=unsure)
+
+
+def _names_fill_zone(mrz: MRZResult | None) -> bool:
+    """Do the zone's names run to the end of its name field (the last line of a card's zone, the first of the
+    others)? The zone then may have cut the given names short.
+
+    >>> from docauth.ocr.mrz import parse_mrz
+    >>> _names_fill_zone(parse_mrz(["I<MEXJT52026128<<<<<<<<<<<<<<<", "4203315M1711028MEX<<<<<<<<<<<0",
+    ...                             "ABERCROMBIE<FITZGERALD<<JEAN<E"]))
+    True
+    """
+    if mrz is None or not mrz.lines:
+        return False
+    line = mrz.lines[2] if mrz.type == "TD1" and len(mrz.lines) > 2 else mrz.lines[0]
+    return bool(line) and not line.endswith("<")
 
 
 def _fields_read(printed: PrintedRead) -> int:

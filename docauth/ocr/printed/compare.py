@@ -59,14 +59,20 @@ def same_name(printed: str | None, mrz: str | None) -> bool:
     return any(wanted in name_keys(spelling) for spelling in (printed, strip_accents(printed or "")))
 
 
-def compare_field(name: str, printed: str | None, mrz: str | None) -> bool | None:
-    """Does the printed value agree with the MRZ one? None when either is missing."""
+def compare_field(name: str, printed: str | None, mrz: str | None, *, zone_full: bool = False) -> bool | None:
+    """Does the printed value agree with the MRZ one? None when either is missing. ``zone_full``: the zone's
+    names run to the end of its name field, so it may have cut them short however short the cut name is.
+
+    >>> compare_field("given_names", "JEAN EINAR", "JEAN E"), compare_field("given_names", "JEAN EINAR", "JEAN E", zone_full=True)
+    (False, True)
+    """
     if not printed or not mrz:
         return None
     if name in ("surname", "given_names"):
         m = name_key(mrz)
         # The MRZ truncates long names; a printed name that starts with it agrees.
-        return same_name(printed, mrz) or (len(m) >= 10 and any(v.startswith(m) for v in name_keys(printed)))
+        return same_name(printed, mrz) or ((len(m) >= 10 or zone_full)
+                                           and any(v.startswith(m) for v in name_keys(printed)))
     if name == "document_number":  # a printed number is read with I/O/Q as digits; some issuers use them
         return printed_document_number(printed) == printed_document_number(mrz)
     printed, mrz = printed.strip().upper(), mrz.strip().upper()
