@@ -135,6 +135,15 @@ def test_a_name_printed_in_cyrillic_and_read_as_latin_look_alikes_is_the_zones_t
     assert find_in_print("surname", "NOSAL", lines) is None
 
 
+def test_a_zone_date_printed_month_first_is_found_and_another_century_or_day_is_not():
+    lines = [_line("Birthdate Category", 10, 10, 200, 25), _line("10/04/49", 10, 30, 90, 50),
+             _line("CARD EXPIRES 11/01/1994", 10, 60, 200, 80), _line("01/01/2999", 10, 90, 90, 110)]
+    assert find_in_print("date_of_birth", "1949-10-04", lines).value == "1949-10-04"
+    assert find_in_print("expiry_date", "1994-11-01", lines).value == "1994-11-01"
+    assert find_in_print("date_of_birth", "1999-01-01", lines) is None  # 2999 is no 1999
+    assert find_in_print("date_of_birth", "1949-10-05", lines) is None
+
+
 def test_a_name_of_two_words_printed_over_two_lines_is_found():
     lines = [_line("ESPANOLA", 330, 161, 463, 188), _line("ESPANOLA", 330, 184, 463, 210), _line("CARMEN", 331, 226, 432, 252)]
     found = find_in_print("surname", "ESPANOLA ESPANOLA", lines)

@@ -540,6 +540,15 @@ def _find_in_lines(name: str, mrz_value: str, lines: list[PrintedLine]) -> Field
         for line in lines:
             if compact.search(re.sub(r"\s", "", line.text)):
                 return FieldRead(mrz_value, line.text, line.confidence, "mrz", True, line.box, _glyphs(line))
+        # Issuers in the United States print the month first ("10/04/49"): the zone's day so written, separators
+        # and all, is that day.
+        month_first = re.compile(r"(?<![\d.\-/])%s\s*([./\-])\s*%s\s*\1\s*(19|20)?%s(?![\d.\-/])"
+                                 % (mrz_value[5:7], mrz_value[8:10], mrz_value[2:4]))
+        for line in lines:
+            m = month_first.search(line.text)
+            if m is not None:
+                value = f"{m.group(2)}{mrz_value[2:]}" if m.group(2) else mrz_value
+                return FieldRead(value, line.text, line.confidence, "mrz", True, line.box, _glyphs(line))
         return None
     if name == "document_number":
         wanted = re.sub(r"[^A-Z0-9]", "", mrz_value.upper()).translate(_NUMBER_FOLD)
