@@ -649,3 +649,38 @@ def test_given_names_the_zone_cut_short_agree_with_the_print_however_short_the_c
                       "ABERCROMBIE<<JEAN<E<<<<<<<<<<<"])
     result = DocumentReader(None).postprocess(view, room, printed, {})
     assert result.consistency["given_names"]["agree"] is False
+
+
+def test_a_zone_that_fails_its_check_digits_still_places_its_document_when_the_outline_misses_it(reader, monkeypatch):
+    """A card front printing a TD1 zone (as some residence cards do), its outline found round another shape (a
+    fingerprint, the portrait) and its zone's check digits failing: the zone still says where its document lies,
+    and the front is read there."""
+    import docauth.ocr.locate as locate
+    import docauth.ocr.reader as reader_module
+    from docauth.ocr.mrz.reader import credible
+
+    doc = next((d for index in range(40) if (d := render_document("td1_front", SEED + 900 + index)).mrz is not None),
+               None)
+    assert doc is not None, "no generated front with a zone"
+    height, width = doc.image.shape[:2]
+    canvas = np.full((height + 200, width + 200, 3), 235, np.uint8)
+    canvas[100:100 + height, 100:100 + width] = doc.image
+    # Faults injected: the outline is a patch of the card's top right (no zone in it), and the zone read with a
+    # check digit wrong (its fields and layout as printed).
+    patch = np.array([[0.7, 0.05], [0.95, 0.05], [0.95, 0.35], [0.7, 0.35]]) * [width, height] + 100
+    monkeypatch.setattr(locate, "locate_document",
+                        lambda image, model=None, accept=None, shapes=None: locate.Located(patch, True, 1.0, {}))
+
+    def misread(read):
+        read = credible(read)
+        if read is not None:
+            read.result.valid = False
+        return read
+
+    monkeypatch.setattr(reader_module, "credible", misread)
+    result = reader(canvas, side="front")
+    assert result.mrz is not None and not result.mrz.valid and result.mrz.structure_ok
+    corners = np.asarray(result.document.corners, np.float64)
+    card = np.array([[100, 100], [100 + width, 100], [100 + width, 100 + height], [100, 100 + height]], np.float64)
+    assert np.abs(corners - card).max() < 0.1 * width, corners
+    assert field_equal("surname", result.viz.get("surname"), doc.fields["surname"]), result.viz

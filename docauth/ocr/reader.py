@@ -33,8 +33,8 @@ from docauth.ocr.printed.assign import surely_differs
 from docauth.ocr.printed.compare import compare_field, printed_name_words, printed_number_texts
 from docauth.ocr.printed.detection import DETECTOR_MODEL
 from docauth.ocr.tesseract import tesseract_engine
-from docauth.ocr.zone_geometry import (BOOKLET_TYPES, at_bottom_edge, checked_against_zone, data_page, zone_agreement,
-                                       zone_top)
+from docauth.ocr.zone_geometry import (BOOKLET_TYPES, at_bottom_edge, checked_against_zone, data_page, holds_zone,
+                                       zone_agreement, zone_top)
 from docauth.runtime import load_model
 from docauth.runtime.model import model_paths
 
@@ -247,7 +247,10 @@ class DocumentReader:
             mrz = None  # not where a zone is printed: other text, which must neither turn the page nor hide its print
         if mrz is not None and located.found and mrz.result.type in BOOKLET_TYPES:
             located.corners = data_page(located.corners, mrz)
-        if mrz is not None and mrz.result.valid:
+        if mrz is not None and (mrz.result.valid or (getattr(mrz.result, "structure_ok", False) and located.found
+                                                     and not holds_zone(located.corners, mrz))):
+            # A zone that fails its check digits still lies where it lies: an outline that does not hold it is
+            # another shape (the portrait, a fingerprint), and the zone's document is where the zone puts it.
             located = checked_against_zone(located, mrz)
         timings["locate_ms"] = (time.perf_counter() - t) * 1000
         return located, mrz

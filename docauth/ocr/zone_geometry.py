@@ -32,6 +32,20 @@ def checked_against_zone(located, read: MRZRead):
     return Located(predicted, True, located.score, {"method": "mrz_geometry", "outline": located.info.get("method")})
 
 
+def holds_zone(corners: np.ndarray, read: MRZRead) -> bool:
+    """Does the outline (image order) hold the zone's centre? One that does not is some other shape (the
+    portrait, a fingerprint), whatever the zone's check digits say: the zone is printed on its document.
+
+    >>> from types import SimpleNamespace
+    >>> read = SimpleNamespace(found=SimpleNamespace(centre_in_input=lambda: (300.0, 320.0)))
+    >>> card = np.float32([[0, 0], [570, 0], [570, 350], [0, 350]])
+    >>> holds_zone(card, read), holds_zone(card / 2, read)
+    (True, False)
+    """
+    x, y = read.found.centre_in_input()
+    return cv2.pointPolygonTest(np.asarray(corners, np.float32).reshape(-1, 1, 2), (float(x), float(y)), False) >= 0
+
+
 def _agrees(corners: np.ndarray, predicted: np.ndarray) -> bool:
     """Whether located corners lie within ZONE_AGREEMENT of the diagonal of the predicted ones (image order)."""
     diagonal = float(np.linalg.norm(predicted[2] - predicted[0]))
