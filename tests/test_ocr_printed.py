@@ -235,6 +235,44 @@ def test_reads_the_printed_fields_of_a_generated_passport_page(printed_reader):
         assert field_equal(name, alone.fields[name].value, doc.fields[name]), alone.values
 
 
+def test_a_zone_name_whose_middle_the_detector_lost_is_read_across_the_gap(printed_reader, monkeypatch):
+    import re
+
+    from docauth.ocr.mrz import parse_mrz
+    from docauth.ocr.printed.detection import TextBox
+    from docauth.synth.documents import render_document
+    from docauth.synth.seeds import TESTS
+
+    def letters(text: str) -> str:
+        return re.sub(r"[^A-Z]", "", text.upper())
+
+    pages = (render_document("td3_open", TESTS.nth(80 + i)) for i in range(200))
+    doc = next(page for page in pages if len(letters(page.fields["surname"])) >= 12)
+    zone = parse_mrz(doc.mrz)
+    mrz_top = doc.mrz_box[1] / doc.image.shape[0]  # the zone's own lines are no print
+    assert zone.valid
+    assert printed_reader(doc.image, mrz_top=mrz_top, mrz_fields=zone.fields).fields["surname"].how == "mrz"
+    surname = letters(zone.fields["surname"])
+    detect = type(printed_reader.detector).__call__
+
+    def stamped(self, rgb):
+        """Fault injected: a stamp over the surname's middle, where the detector cuts the line (1.6 heights)."""
+        out = []
+        for b in detect(self, rgb):
+            if surname in letters(printed_reader.recognizer([rgb[int(b.y0):int(b.y1), int(b.x0):int(b.x1)]])[0].text):
+                gap, middle = 1.6 * b.height, (b.x0 + b.x1) / 2
+                out += [TextBox(b.x0, b.y0, middle - gap / 2, b.y1, b.score),
+                        TextBox(middle + gap / 2, b.y0, b.x1, b.y1, b.score)]
+            else:
+                out.append(b)
+        return out
+
+    monkeypatch.setattr(type(printed_reader.detector), "__call__", stamped)
+    read = printed_reader(doc.image, mrz_top=mrz_top, mrz_fields=zone.fields)
+    assert read.fields["surname"].how == "mrz" and letters(read.fields["surname"].value) == surname
+    assert not any(surname in letters(line.text) for line in read.lines)  # in no line as cut
+
+
 def _printed_line(text: str, scale: float) -> np.ndarray:
     import cv2
 

@@ -24,8 +24,9 @@ from docauth.ocr.printed.assign import (BELOW_GAP, CAPTION_GAP, FIELDS, RIGHT_GA
                                         assign_number_by_shape, find_in_print, with_labels)
 from docauth.ocr.printed.detection import DETECTOR_MODEL, TextBox, TextDetector
 from docauth.ocr.printed.known import find_aligned, other_name
-from docauth.ocr.printed.record import confirm_record, record_values
 from docauth.ocr.printed.recognition import FINE_WIDTH_STEP, RECOGNIZER_MODEL, WIDTH_STEP, TextRecognizer
+from docauth.ocr.printed.record import confirm_record, record_values
+from docauth.ocr.printed.rows import bridges
 from docauth.runtime import load_model
 
 CROP_MARGIN = 0.12  # of the line's height, around each cut: the detector's box hugs the glyphs
@@ -48,6 +49,8 @@ ZONE_VALUES_ONLY_LINES = 12
 # Which way up a page is: its longest lines read again turned half round, and the turn taken when their mean
 # glyph confidence rises by more than a misread's scatter.
 TURN_PROBE_LINES = 4
+# Rows read across a gap at most, when a zone value was found nowhere else: one small recognition batch.
+BRIDGED_LINES = 6
 TURN_MARGIN = 0.1
 
 
@@ -120,6 +123,10 @@ class PrintedReader:
                     rest = [b for b in boxes if b not in first]
                     lines = sorted(lines + self._read(page, rest, captions), key=lambda line: (line.y0, line.x0))
             fields = self.postprocess(lines, mrz_fields, today)
+            unfound = {name: value for name, value in wanted.items()
+                       if name not in fields or fields[name].how != "mrz"}
+            if unfound:
+                fields.update(self._found_across(page, boxes, unfound, mrz_fields, today))
             if zone_values_only:
                 fields = {name: read for name, read in fields.items() if read.how == "mrz"}
         else:
@@ -175,6 +182,22 @@ class PrintedReader:
                  for line in probe]
         turned = float(np.mean([read.confidence for read in self.recognizer(crops)]))
         return turned > float(np.mean([line.confidence for line in probe])) + TURN_MARGIN
+
+    def _found_across(self, page: np.ndarray, boxes: list[TextBox], unfound: dict, mrz_fields: dict,
+                      today: date | None) -> dict[str, FieldRead]:
+        """The zone's ``unfound`` values read across the gaps the detector left in a row (a stamp over a name):
+        the few nearest pairs of lines on one row (``rows.bridges``) read again as one line each, in one batch,
+        and looked at for those values alone, so no caption's assignment changes."""
+        spans = [TextBox(*span, 1.0) for span in bridges(boxes)[:BRIDGED_LINES]]
+        across = self._read(page, spans)
+        found = {}
+        for name, value in unfound.items():
+            read = find_in_print(name, value, across, today)
+            if read is None:
+                read = find_aligned(name, value, across, others=other_name(name, mrz_fields))
+            if read is not None:
+                found[name] = read
+        return found
 
     def _read(self, page: np.ndarray, boxes: list[TextBox], captions=()) -> list[PrintedLine]:
         """The lines' text; a long caption-sized line is read by its end alone (``caption_tail``)."""

@@ -21,6 +21,9 @@ ROW_OVERLAP = -0.3  # boxes grown by the detector may overlap a little
 ROW_CENTRE = 0.35  # of the taller line's height: how far the parts' centres may stand apart vertically
 ROW_HEIGHTS = 0.7  # the smaller part's height over the larger's: one type size
 ROW_PARTS = 3  # a date cut at both its spaces
+# A stamp, a hologram or a fold over a value hides a few of its glyphs from the detector, which cuts the value
+# there, further apart than a word space: up to this many line heights (about four glyphs).
+BRIDGE_GAP = 2.2
 
 
 def beside(left, right) -> bool:
@@ -50,3 +53,33 @@ def row_runs(lines: list) -> list[list]:
             run.append(following[id(run[-1])])
             runs.append(list(run))
     return runs
+
+
+def bridges(lines: list) -> list[tuple[float, float, float, float]]:
+    """The spans (x0, y0, x1, y1) from each line to its nearest neighbour on its row, where the gap between them
+    is wider than a value's own spaces but no wider than ``BRIDGE_GAP``: a value whose middle the detector lost
+    under a stamp, to be read across, nearest pairs first.
+
+    >>> from types import SimpleNamespace as Line
+    >>> left, right = Line(x0=310, y0=166, x1=383, y1=192), Line(x0=425, y0=169, x1=460, y1=190)
+    >>> bridges([right, left]), bridges([left, Line(x0=520, y0=166, x1=600, y1=192)])
+    ([(310, 166, 460, 192)], [])
+    """
+    ordered = sorted(lines, key=lambda line: line.x0)
+    spans = []
+    for i, left in enumerate(ordered):
+        h = max(left.y1 - left.y0, 1.0)
+        nexts = [right for right in ordered[i + 1:] if right.x0 > left.x1 and _on_row(left, right)
+                 and right.x0 - left.x1 <= BRIDGE_GAP * max(h, right.y1 - right.y0)]
+        if nexts:
+            right = min(nexts, key=lambda line: line.x0)
+            if not beside(left, right):  # parts a word space apart are joined as read already
+                spans.append((right.x0 - left.x1, (left.x0, min(left.y0, right.y0), right.x1, max(left.y1, right.y1))))
+    return [span for _, span in sorted(spans, key=lambda s: s[0])]
+
+
+def _on_row(left, right) -> bool:
+    h_left, h_right = left.y1 - left.y0, right.y1 - right.y0
+    h = max(h_left, h_right, 1.0)
+    return (min(h_left, h_right) >= ROW_HEIGHTS * h
+            and abs((left.y0 + left.y1) / 2 - (right.y0 + right.y1) / 2) <= ROW_CENTRE * h)
