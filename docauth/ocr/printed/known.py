@@ -164,9 +164,8 @@ def confirms(frames: LineFrames, tokens: list[Token], apart: tuple[int, ...]) ->
     """The per-glyph likelihood ratio of ``tokens`` on the line's frames against its greedy read, when the
     value is printed there by the bounds above, else None. ``apart``: the kinds of glyph (letter, digit) that
     may not touch the value on either side (a value is no piece of a longer word or number)."""
-    peak = frames.peak
     glyphs = [t for t in tokens if not t.optional]
-    if any(peak[list(t.columns)].sum() < SHARE for t in glyphs):
+    if not all(_held(frames, t) for t in glyphs):
         return None  # a glyph the line nowhere gives a share: no path can confirm it
     fit = align(frames, tokens)
     if (fit is None or min(fit.shares) < SHARE or fit.worst < WORST_FRAME
@@ -175,6 +174,15 @@ def confirms(frames: LineFrames, tokens: list[Token], apart: tuple[int, ...]) ->
     if frames.neighbour(fit.span[0], -1) in apart or frames.neighbour(fit.span[1], 1) in apart:
         return None
     return fit.llr / len(glyphs)
+
+
+def _held(frames: LineFrames, token: Token) -> bool:
+    """Does some frame of the line give ``token`` a share (``SHARE``)? Asked once per glyph and line: a value's
+    many renderings share their glyphs."""
+    key = ("held", token.columns)
+    if key not in frames.fits:
+        frames.fits[key] = bool(frames.peak[list(token.columns)].sum() >= SHARE)
+    return frames.fits[key]
 
 
 def find_aligned(name: str, value: str, lines: list[PrintedLine], *, record: bool = False,
