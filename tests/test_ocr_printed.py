@@ -419,3 +419,20 @@ def test_a_line_left_unread_where_a_value_could_stand_unsettles_the_read():
     assert not settled(fields, lines, [beside_surname])
     unsure = dict(fields, surname=FieldRead("SPECIMEN", "SPECIMEN", 0.5, "label", False))
     assert not settled(unsure, lines, [header])
+
+
+def test_while_a_zone_value_is_missing_the_lines_fitting_it_are_read_first():
+    from docauth.ocr.printed.detection import TextBox
+    from docauth.ocr.printed.reader import fit, fit_first, under_caption
+
+    zone = {"surname": "NAGY", "date_of_birth": "1993-12-17"}
+    caption = TextBox(300, 80, 420, 92, 1.0)
+    date_line = TextBox(300, 95, 300 + 13 * 0.55 * 20, 115, 1.0)  # "17 DEC 1993" and margins, under a caption
+    name_line = TextBox(300, 200, 300 + 4 * 0.55 * 20, 220, 1.0)  # four glyphs, under none
+    boxes = [caption, date_line, name_line]
+    fits = {b: (not under_caption(b, boxes), fit(b, zone)) for b in (date_line, name_line)}
+    assert fits[date_line] < fits[name_line]  # by every value's fit, the date's line comes first
+    order = sorted(fits, key=lambda b: fit_first(b, {"surname": "NAGY"}, fits[b]))
+    assert order == [name_line, date_line]  # the surname missing: its line first
+    order = sorted(fits, key=lambda b: fit_first(b, {"date_of_birth": "1993-12-17"}, fits[b]))
+    assert order == [date_line, name_line]

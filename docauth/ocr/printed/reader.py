@@ -42,7 +42,6 @@ LONG_LINE_GLYPHS = 24
 # access number).
 HEADER_BAND = 0.17
 SIGNATURE_BAND = 0.72
-READ_CHUNK = 1  # lines recognised at a time while looking for the MRZ's values: each one read may be the last needed
 VALUE_HEIGHT = 0.8  # of the taller lines' height (75th percentile): a line this tall may hold a value
 # Lines read at most when only the MRZ's values are looked for: the best-fitting few of a card's dozen.
 ZONE_VALUES_ONLY_LINES = 12
@@ -103,22 +102,28 @@ class PrintedReader:
         values, captions = value_sized(boxes)
         wanted = {name: mrz_fields[name] for name in FIELDS if mrz_fields.get(name)}
         if wanted:
-            # The cheapest read that can confirm the MRZ: value-sized lines, those under a caption (likelier a
-            # value than the caption itself, whatever their lengths) and then those whose length best fits one of
-            # its values first, one at a time until each value is found; the rest (captions included) only for a
-            # field whose value was not found among them.
+            # The cheapest read that can confirm the MRZ: value-sized lines one at a time until each value is
+            # found, first those that could print a value still missing, under a caption (likelier a value than
+            # the caption itself, whatever their lengths) and whose length best fits it; the rest (captions
+            # included) only for a field whose value was not found among them.
             fits = {b: (not under_caption(b, boxes), fit(b, wanted)) for b in values}
             first = sorted((b for b in values if fits[b][1] is not None), key=fits.get)
             if zone_values_only:
                 first = first[:ZONE_VALUES_ONLY_LINES]
             lines: list[PrintedLine] = []
             missing = list(wanted)
-            for start in range(0, len(first), READ_CHUNK):
-                new = self._read(page, first[start:start + READ_CHUNK])
+            unread = list(first)
+            while unread and missing:
+                # One line at a time, each one read may be the last needed: the one fitting best the value known
+                # to be missing (the stop's search names it), so lines sized for values found already wait.
+                looked_for = {missing[0]: wanted[missing[0]]}
+                box = min(unread, key=lambda b: fit_first(b, looked_for, fits[b]))
+                unread.remove(box)
+                new = self._read(page, [box])
                 lines += new
-                if new and not (missing := zone_values_missing(lines, mrz_fields, today, missing)):
-                    break
-            else:
+                if new:
+                    missing = zone_values_missing(lines, mrz_fields, today, missing)
+            if missing:
                 if not zone_values_only:
                     rest = [b for b in boxes if b not in first]
                     lines = sorted(lines + self._read(page, rest, captions), key=lambda line: (line.y0, line.x0))
@@ -250,6 +255,13 @@ def zone_values_missing(lines: list[PrintedLine], mrz_fields: dict, today: date 
                 and find_aligned(name, mrz_fields[name], lines, others=other_name(name, mrz_fields)) is None):
             return [name] + order[:k] + order[k + 1:]
     return []
+
+
+def fit_first(box: TextBox, looked_for: dict[str, str], fits: tuple[bool, float]) -> tuple:
+    """Sort key of a line while ``looked_for`` is missing: lines that could print it first, under a caption first,
+    then by how well their length fits it; ``fits`` is the line's (not under a caption, fit to any zone value)."""
+    near = fit(box, looked_for)
+    return near is None, fits[0], fits[1] if near is None else near
 
 
 def in_margin_band(box: TextBox, page_shape) -> bool:
