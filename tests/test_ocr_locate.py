@@ -220,7 +220,7 @@ def test_segments_merge_into_the_lines_that_merging_them_one_by_one_gives():
     """Hough segments merged many pairs at once, in blocks of rows (600 segments: three blocks): the same lines,
     lengths summed in the same order, as one segment at a time; segments near angle 0 and near pi join with their
     offset's sign turned."""
-    from docauth.ocr.locate import _merged_lines
+    from docauth.ocr.straight_edges import _merged_lines
 
     rng = np.random.default_rng(3)
     base = rng.uniform(0, np.pi, 12)
@@ -281,3 +281,13 @@ def test_colour_distance_is_numpys_norm():
     lab = rng.uniform(0, 255, (97, 131, 3)).astype(np.float32)
     background = np.median(lab[:4].reshape(-1, 3), 0)
     assert np.array_equal(_colour_distance(lab, background), np.linalg.norm(lab - background, axis=2))
+
+
+def test_the_contours_map_is_the_near_edge_map():
+    """The contour search takes its quads on the 5x5 dilation of an edge map, as it did on a 3x3 one applied
+    twice: the same pixels, out to the image's border (random edges, touching the frame)."""
+    rng = np.random.default_rng(9)
+    thin = ((rng.random((120, 170)) > 0.97) * 255).astype(np.uint8)
+    thin[0, :] = thin[:, -1] = 255
+    assert np.array_equal(cv2.dilate(thin, np.ones((5, 5), np.uint8)),
+                          cv2.dilate(thin, np.ones((3, 3), np.uint8), iterations=2))

@@ -26,7 +26,8 @@ import cv2
 import numpy as np
 
 from docauth.ocr.outline import mask_to_quad, preprocess
-from docauth.ocr.quad import fit_sides, order_corners, order_corners_of, quad_from_contour
+from docauth.ocr.quad import fit_sides, order_corners, quad_from_contour
+from docauth.ocr.straight_edges import line_quads
 
 TD1_ASPECT = 85.6 / 54.0
 TD3_ASPECT = 125.0 / 88.0
@@ -220,12 +221,22 @@ def candidate_batches(rgb: np.ndarray, work_side: int = WORK_SIDE) -> Iterator[l
     gray = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY)
     blur = cv2.GaussianBlur(gray, (5, 5), 0)
     frame = frame_corners(small.shape)
-    segment_quads: list = []  # the colour segments' quads, fitted once when first asked for (the same on every map)
+    fitted: dict = {}  # contour -> its quad: the edge maps share the document's strongest contours
+    colour: dict = {}  # the colour segments' masks and quads, each made when first asked for (the same on every map)
+
+    def segment_quads(name: str) -> list:
+        if name not in colour:
+            if "distance" not in colour:
+                colour["distance"] = _colour_distance_to_border(small)
+            mask = (_segment_mask if name == "segment" else _low_segment_mask)(colour["distance"])
+            colour[name] = _contour_quads(mask, name, area_img, frame, s, rgb, fitted)
+        return colour[name]
+
     line_searches = []  # the straight-line search of every map, after all contours: it costs most
     for edge_name, thin_edges in _edge_maps(blur):
+        # a 5x5 dilation, which is a 3x3 one twice over: the contours are taken on it too
         near_edge = cv2.dilate(thin_edges, np.ones((5, 5), np.uint8))
         edge_density = float(np.count_nonzero(near_edge)) / near_edge.size
-        edges = cv2.dilate(thin_edges, np.ones((3, 3), np.uint8), iterations=2)
 
         def supported(name: str, quads) -> list[Located]:
             return [Located(corners.copy(), True, score, {"method": name, "edges": edge_name,
@@ -233,44 +244,50 @@ def candidate_batches(rgb: np.ndarray, work_side: int = WORK_SIDE) -> Iterator[l
                                                           "frame_sides": _frame_sides(q, near_edge.shape)})
                     for q, score, corners in quads]
 
-        from_this_map = supported(edge_name, _contour_quads(edges, edge_name, area_img, frame, s, rgb))
+        from_this_map = supported(edge_name, _contour_quads(near_edge, edge_name, area_img, frame, s, rgb, fitted))
         yield from_this_map
-        if not segment_quads:
-            segment_quads = [(name, _contour_quads(m, name, area_img, frame, s, rgb))
-                             for name, m in _colour_segments(small)]
-        from_segments: list[Located] = []
-        for name, quads in segment_quads:
-            if name == "segment_low" and (from_this_map or from_segments):
-                continue  # last resort only: it also takes shadows
-            from_segments += supported(name, quads)
+        from_segments = supported("segment", segment_quads("segment"))
+        if not from_this_map and not from_segments:
+            from_segments = supported("segment_low", segment_quads("segment_low"))  # last resort: it takes shadows
         yield from_segments
         line_searches.append((thin_edges, near_edge, edge_density, edge_name))
     for thin_edges, near_edge, edge_density, edge_name in line_searches:
         yield _line_candidates(thin_edges, near_edge, edge_density, area_img, s, rgb, edge_name)
 
 
-def _contour_quads(mask: np.ndarray, name: str, area_img: float, frame: np.ndarray, s: float, rgb: np.ndarray
-                   ) -> list[tuple[np.ndarray, float, np.ndarray]]:
+def _contour_quads(mask: np.ndarray, name: str, area_img: float, frame: np.ndarray, s: float, rgb: np.ndarray,
+                   fitted: dict | None = None) -> list[tuple[np.ndarray, float, np.ndarray]]:
     """(quad at search resolution in image order, shape score, corners in input coordinates) of each large
-    enough contour of ``mask`` that closes a plausible quad other than the image frame."""
+    enough contour of ``mask`` that closes a plausible quad other than the image frame. ``fitted``: the quads of
+    contours met before in the same search (a contour's quad is the same on any mask), added to."""
     h, w = mask.shape[:2]
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL if name.startswith("segment") else cv2.RETR_LIST,
                                    cv2.CHAIN_APPROX_NONE)
+    fitted = {} if fitted is None else fitted
     quads = []
     for cnt in contours:
         if cv2.contourArea(cnt) < 0.03 * area_img and cv2.arcLength(cnt, True) < 0.4 * (h + w):
             continue
-        q = quad_from_contour(cnt, cv2)
-        if q is None:
-            continue
-        q = fit_sides(order_corners(q), cnt.reshape(-1, 2).astype(np.float64), cv2)
-        ordered = order_corners(q)
-        if np.abs(ordered - frame).max() < 0.03 * max(h, w):
-            continue  # the image frame itself, not a document in it
-        score = float(_shape_scores(ordered[None], area_img)[0])
-        if score > 0:
-            quads.append((ordered, score, _refine_corners(ordered / s, rgb, cv2)))
+        key = cnt.tobytes()
+        if key not in fitted:
+            fitted[key] = _contour_quad(cnt, area_img, frame, s, rgb)
+        if fitted[key] is not None:
+            quads.append(fitted[key])
     return quads
+
+
+def _contour_quad(cnt: np.ndarray, area_img: float, frame: np.ndarray, s: float, rgb: np.ndarray
+                  ) -> tuple[np.ndarray, float, np.ndarray] | None:
+    """:func:`_contour_quads`' quad of one contour; None when it closes no plausible one."""
+    q = quad_from_contour(cnt, cv2)
+    if q is None:
+        return None
+    q = fit_sides(order_corners(q), cnt.reshape(-1, 2).astype(np.float64), cv2)
+    ordered = order_corners(q)
+    if np.abs(ordered - frame).max() < 0.03 * (frame.max() + 1):  # frame.max() + 1: the long side
+        return None  # the image frame itself, not a document in it
+    score = float(_shape_scores(ordered[None], area_img)[0])
+    return (ordered, score, _refine_corners(ordered / s, rgb, cv2)) if score > 0 else None
 
 
 # Canny's hysteresis thresholds. The first map takes them from the median brightness (the usual automatic
@@ -322,29 +339,37 @@ def _whole_number_percentiles(values: np.ndarray, percentiles: tuple[float, ...]
     return out
 
 
-def _colour_segments(small: np.ndarray) -> list[tuple[str, np.ndarray]]:
-    """Masks of what differs in colour from the image's border (the surface the document lies on)."""
+def _colour_distance_to_border(small: np.ndarray) -> np.ndarray:
+    """Each pixel's colour distance (Lab) from the image's border (the surface the document lies on)."""
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (7, 7), 0), cv2.COLOR_RGB2LAB).astype(np.float32)
     border = np.concatenate([lab[:4].reshape(-1, 3), lab[-4:].reshape(-1, 3), lab[:, :4].reshape(-1, 3),
                              lab[:, -4:].reshape(-1, 3)])
-    bg = np.median(border, 0)
-    dist = _colour_distance(lab, bg)
+    return _colour_distance(lab, np.median(border, 0))
+
+
+def _segment_mask(dist: np.ndarray) -> np.ndarray:
+    """What differs in colour from the border, by Otsu's threshold on the distance."""
     dist8 = np.clip(dist * 2, 0, 255).astype(np.uint8)
     _t, seg = cv2.threshold(dist8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     seg = cv2.morphologyEx(seg, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
-    seg = cv2.morphologyEx(seg, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-    # Pale documents on pale scanner lids: a low fixed colour distance separates them where Otsu does not.
+    return cv2.morphologyEx(seg, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+
+
+def _low_segment_mask(dist: np.ndarray) -> np.ndarray:
+    """Pale documents on pale scanner lids: a low fixed colour distance separates them where Otsu does not."""
     low = ((dist > 10) * 255).astype(np.uint8)
     low = cv2.morphologyEx(low, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-    low = cv2.morphologyEx(low, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
-    return [("segment", seg), ("segment_low", low)]
+    return cv2.morphologyEx(low, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
 
 
 def _colour_distance(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
-    """``np.linalg.norm(lab - colour, axis=2)`` (the same sums in the same order) from the channels' planes:
-    numpy's reduction over a 3-long last axis costs about three times as much."""
-    d = lab - colour
-    return np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1] + d[..., 2] * d[..., 2])
+    """``np.linalg.norm(lab - colour, axis=2)`` (the same sums in the same order) from the channels' planes, each
+    contiguous: numpy's reduction over a 3-long last axis costs about three times as much, strided planes half
+    again."""
+    squares = [np.square(plane - value) for plane, value in zip(cv2.split(lab), colour)]
+    out = squares[0] + squares[1]
+    out += squares[2]
+    return np.sqrt(out, out=out)
 
 
 def _line_candidates(thin_edges: np.ndarray, near_edge: np.ndarray, edge_density: float, area_img: float,
@@ -437,99 +462,6 @@ def _side_points(quads: np.ndarray, samples: int) -> np.ndarray:
 def _edge_support(q: np.ndarray, near_edge: np.ndarray, edge_density: float) -> tuple[float, ...]:
     """:func:`_edge_supports` of one quad."""
     return _edge_supports(q[None], near_edge, edge_density)[0]
-
-
-MAX_LINES = 14  # strongest merged straight edges combined into quads (14 lines: at most a few hundred quads)
-
-
-def line_quads(edges: np.ndarray) -> np.ndarray:
-    """Quads (image order TL, TR, BR, BL) from the strongest straight edges of a Canny map.
-
-    Hough segments are merged into lines (same direction within 5 degrees, same offset within 2 % of the
-    image); every two pairs of near-parallel lines (within 20 degrees) that cross at 55-125 degrees close
-    a quad; quads whose corners fall far outside the image are dropped.
-    """
-    h, w = edges.shape
-    size = min(h, w)
-    segments = cv2.HoughLinesP(edges, 1, np.pi / 180, threshold=40, minLineLength=int(0.12 * size),
-                               maxLineGap=int(0.02 * size) + 3)
-    if segments is None:
-        return np.empty((0, 4, 2))
-    seg = segments.reshape(-1, 4).astype(np.float64)
-    lengths = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
-    angles = np.arctan2(seg[:, 3] - seg[:, 1], seg[:, 2] - seg[:, 0]) % np.pi
-    offsets = -np.sin(angles) * seg[:, 0] + np.cos(angles) * seg[:, 1]
-    lines = _merged_lines(angles, offsets, lengths, math.radians(5), 0.02 * size + 3)
-    lines = sorted(lines, key=lambda ln: -ln[2])[:MAX_LINES]
-    pairs = [(i, j) for i in range(len(lines)) for j in range(i + 1, len(lines))
-             if _angle_apart(lines[i][0], lines[j][0]) < np.radians(20)]
-    crossings = {(a, b): _crossing(lines[a], lines[b]) for a in range(len(lines)) for b in range(len(lines))
-                 if a != b and _angle_apart(lines[a][0], lines[b][0]) >= np.radians(55)}
-    corners = []
-    for p, (i, j) in enumerate(pairs):
-        for k, m in pairs[p + 1:]:
-            if len({i, j, k, m}) < 4 or (i, k) not in crossings:
-                continue
-            four = [crossings.get(key) for key in ((i, k), (k, j), (j, m), (m, i))]
-            if all(c is not None for c in four):
-                corners.append(four)
-    if not corners:
-        return np.empty((0, 4, 2))
-    q = np.array(corners, np.float64)
-    inside = ((q[..., 0] >= -0.1 * w) & (q[..., 0] <= 1.1 * w) & (q[..., 1] >= -0.1 * h) & (q[..., 1] <= 1.1 * h)).all(1)
-    return order_corners_of(q[inside])
-
-
-MERGE_ROWS = 256
-
-
-def _merged_lines(angles: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, same_direction: float,
-                  same_offset: float) -> list[list[float]]:
-    """Segments (angle in [0, pi), normal offset, length) merged into lines, longest segment first: each joins
-    the first line (in the order they were started) within ``same_direction`` and ``same_offset`` of it, else
-    starts one. [angle, offset, total length] per line.
-
-    >>> _merged_lines(np.float64([0.0, 0.01, 1.5]), np.float64([10, 11, 50]), np.float64([30, 20, 25]), 0.05, 3)
-    [[0.0, 10.0, 50.0], [1.5, 50.0, 25.0]]
-    """
-    order = np.argsort(-lengths, kind="stable")
-    a, o = angles[order], offsets[order]
-    starts: list[int] = []  # positions in ``order`` of the segments that started a line
-    lines: list[list[float]] = []
-    joins: list = []
-    for i, length in enumerate(lengths[order].tolist()):
-        if i % MERGE_ROWS == 0:
-            # Which of these segments could join the line which other segment starts, many pairs at once (rows
-            # in blocks: a textured photo gives thousands of segments). Directions as in _angle_apart; this
-            # segment's offset, negated where the two angles lie over a quarter turn apart (near 0 and near pi:
-            # the same direction with opposite normals), is compared with the other's.
-            rows = slice(i, i + MERGE_ROWS)
-            apart = np.abs((a[rows, None] - a[None, :] + math.pi / 2) % math.pi - math.pi / 2)
-            as_other = np.where(np.abs(a[rows, None] - a[None, :]) < math.pi / 2, o[rows, None], -o[rows, None])
-            joins = ((apart < same_direction) & (np.abs(as_other - o[None, :]) < same_offset)).tolist()
-        row = joins[i % MERGE_ROWS]
-        for k, start in enumerate(starts):
-            if row[start]:
-                lines[k][2] += length
-                break
-        else:
-            starts.append(i)
-            lines.append([float(a[i]), float(o[i]), length])
-    return lines
-
-
-def _angle_apart(a: float, b: float) -> float:
-    """Difference of two undirected line angles, 0..pi/2."""
-    return abs((a - b + math.pi / 2) % math.pi - math.pi / 2)
-
-
-def _crossing(a: list[float], b: list[float]) -> np.ndarray | None:
-    """Where two lines (angle, offset of the normal) cross; None when (nearly) parallel."""
-    na, nb = (-math.sin(a[0]), math.cos(a[0])), (-math.sin(b[0]), math.cos(b[0]))
-    det = na[0] * nb[1] - na[1] * nb[0]
-    if abs(det) < 1e-3:
-        return None
-    return np.array([(a[1] * nb[1] - na[1] * b[1]) / det, (na[0] * b[1] - a[1] * nb[0]) / det])
 
 
 def _refine_corners(q: np.ndarray, rgb: np.ndarray, cv2) -> np.ndarray:
