@@ -499,10 +499,19 @@ def warp(rgb: np.ndarray, corners: np.ndarray, max_long_side: int = 1100,
     return img, m
 
 
+_CLOCKWISE_TURNS = {1: cv2.ROTATE_90_CLOCKWISE, 2: cv2.ROTATE_180, 3: cv2.ROTATE_90_COUNTERCLOCKWISE}
+
+
 def rotate_quarter(img: np.ndarray, rotation: int) -> np.ndarray:
-    """Undo a CCW ``rotation`` (0/90/180/270) so the document is upright."""
+    """Undo a CCW ``rotation`` (0/90/180/270) so the document is upright: ``np.rot90(img, -rotation // 90)``,
+    contiguous. An 8-bit image is turned by OpenCV, the same pixels in about a tenth of the time numpy's
+    strided copy takes (a page is turned for every read of it)."""
     k = (rotation // 90) % 4
-    return np.ascontiguousarray(np.rot90(img, -k)) if k else img
+    if not k:
+        return img
+    if img.dtype == np.uint8 and (img.ndim == 2 or (img.ndim == 3 and img.shape[2] in (3, 4))):
+        return cv2.rotate(img, _CLOCKWISE_TURNS[k])
+    return np.ascontiguousarray(np.rot90(img, -k))
 
 
 def document_corners(image_order: np.ndarray, rotation: int) -> list[list[float]]:
