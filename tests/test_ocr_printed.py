@@ -337,7 +337,6 @@ def test_a_field_marker_before_a_name_is_no_part_of_it():
         "MUSTERMANN", "MUSTERMANN", "SMITH", "O'NEIL", "A MUSTERMANN"]
 
 
-
 def test_a_pages_widest_lines_are_read_only_while_a_field_is_not_read_surely(printed_reader, monkeypatch):
     import docauth.ocr.printed.assign as assign
     from docauth.ocr.printed.assign import FIELDS
