@@ -337,29 +337,43 @@ def test_a_field_marker_before_a_name_is_no_part_of_it():
         "MUSTERMANN", "MUSTERMANN", "SMITH", "O'NEIL", "A MUSTERMANN"]
 
 
-def test_a_pages_widest_lines_are_read_only_while_a_field_is_not_read_surely(printed_reader, monkeypatch):
-    import docauth.ocr.printed.assign as assign
-    from docauth.ocr.printed.assign import FIELDS
-    from docauth.ocr.printed.reader import LONG_LINE_GLYPHS, PrintedReader, glyphs_in, value_sized
+def _front_without_zone(printed_reader, nth: int, places, settled, why: str):
+    """The first generated card front without an MRZ (from test seed ``nth``) where ``places(boxes, image)``
+    names some detected lines and ``settled(read)`` holds; with those places and the read."""
+    from docauth.ocr.printed.reader import PrintedReader
     from docauth.synth.documents import render_document
     from docauth.synth.seeds import TESTS
 
     for k in range(12):
-        doc = render_document("td1_front", TESTS.nth(72) + k)
+        doc = render_document("td1_front", TESTS.nth(nth) + k)
         if doc.mrz is not None:
             continue
         boxes = PrintedReader.preprocess(printed_reader.detector(doc.image), doc.image.shape, None)
-        wide = {(round(b.x0), round(b.y0)) for b in value_sized(boxes)[0] if glyphs_in(b) > LONG_LINE_GLYPHS}
+        chosen = {(round(b.x0), round(b.y0)) for b in places(boxes, doc.image)}
         read = printed_reader(doc.image)
-        if wide and all(name in read.fields and read.fields[name].sure for name in FIELDS):
-            break
-    else:
-        pytest.fail("no generated front without an MRZ whose fields all read surely beside a wide heading")
-    assert not wide & {(round(line.x0), round(line.y0)) for line in read.lines}  # the headings were not read
+        if chosen and settled(read):
+            return doc, chosen, read
+    pytest.fail(f"no generated front without an MRZ {why}")
+
+
+def _read_places(read) -> set:
+    return {(round(line.x0), round(line.y0)) for line in read.lines}
+
+
+def test_a_pages_widest_lines_are_read_only_while_a_field_is_not_read_surely(printed_reader, monkeypatch):
+    import docauth.ocr.printed.assign as assign
+    from docauth.ocr.printed.assign import FIELDS
+    from docauth.ocr.printed.reader import LONG_LINE_GLYPHS, glyphs_in, value_sized
+
+    doc, wide, read = _front_without_zone(
+        printed_reader, 72, lambda boxes, _: [b for b in value_sized(boxes)[0] if glyphs_in(b) > LONG_LINE_GLYPHS],
+        lambda read: all(name in read.fields and read.fields[name].sure for name in FIELDS),
+        "whose fields all read surely beside a wide heading")
+    assert not wide & _read_places(read)  # the headings were not read
     # Fault injected: no value reads surely, so every line is read, and the fields stay what they were.
     monkeypatch.setattr(assign, "SURE_VALUE", 1.01)
     unsure = printed_reader(doc.image)
-    assert wide <= {(round(line.x0), round(line.y0)) for line in unsure.lines}
+    assert wide <= _read_places(unsure)
     assert unsure.values == read.values
 
 
@@ -375,26 +389,17 @@ def test_the_backend_setting_reaches_a_reader_loaded_without_one(monkeypatch, tm
 
 def test_a_card_whose_fields_all_read_surely_between_its_bands_leaves_the_bands_unread(printed_reader, monkeypatch):
     import docauth.ocr.printed.assign as assign
-    from docauth.ocr.printed.reader import PrintedReader, in_margin_band
-    from docauth.synth.documents import render_document
-    from docauth.synth.seeds import TESTS
+    from docauth.ocr.printed.reader import in_margin_band
 
-    for k in range(12):
-        doc = render_document("td1_front", TESTS.nth(73) + k)
-        if doc.mrz is not None:
-            continue
-        boxes = PrintedReader.preprocess(printed_reader.detector(doc.image), doc.image.shape, None)
-        bands = {(round(b.x0), round(b.y0)) for b in boxes if in_margin_band(b, doc.image.shape)}
-        read = printed_reader(doc.image)
-        if bands and all(f.sure and f.how == "label" for f in read.fields.values()) and len(read.fields) == 5:
-            break
-    else:
-        pytest.fail("no generated front without an MRZ whose five fields all read surely under their captions")
-    assert not bands & {(round(line.x0), round(line.y0)) for line in read.lines}
+    doc, bands, read = _front_without_zone(
+        printed_reader, 73, lambda boxes, image: [b for b in boxes if in_margin_band(b, image.shape)],
+        lambda read: len(read.fields) == 5 and all(f.sure and f.how == "label" for f in read.fields.values()),
+        "whose five fields all read surely under their captions")
+    assert not bands & _read_places(read)
     # Fault injected: no value reads surely, so the bands are read too, and the values stay what they were.
     monkeypatch.setattr(assign, "SURE_VALUE", 1.01)
     unsure = printed_reader(doc.image)
-    assert bands & {(round(line.x0), round(line.y0)) for line in unsure.lines}
+    assert bands & _read_places(unsure)
     assert unsure.values == read.values
 
 
