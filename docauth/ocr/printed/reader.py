@@ -195,14 +195,8 @@ class PrintedReader:
         and looked at for those values alone, so no caption's assignment changes."""
         spans = [TextBox(*span, 1.0) for span in bridges(boxes)[:BRIDGED_LINES]]
         across = self._read(page, spans)
-        found = {}
-        for name, value in unfound.items():
-            read = find_in_print(name, value, across, today)
-            if read is None:
-                read = find_aligned(name, value, across, others=other_name(name, mrz_fields))
-            if read is not None:
-                found[name] = read
-        return found
+        found = {name: zone_value_in(name, across, mrz_fields, today) for name in unfound}
+        return {name: read for name, read in found.items() if read is not None}
 
     def _read(self, page: np.ndarray, boxes: list[TextBox], captions=()) -> list[PrintedLine]:
         """The lines' text; a long caption-sized line is read by its end alone (``caption_tail``)."""
@@ -251,10 +245,17 @@ def zone_values_missing(lines: list[PrintedLine], mrz_fields: dict, today: date 
     in ``lines``: what it finds them by alone, looked for only up to the first missing one (the read goes on
     either way), and not caption by caption after each line read."""
     for k, name in enumerate(order):
-        if (find_in_print(name, mrz_fields[name], lines, today) is None
-                and find_aligned(name, mrz_fields[name], lines, others=other_name(name, mrz_fields)) is None):
+        if zone_value_in(name, lines, mrz_fields, today) is None:
             return [name] + order[:k] + order[k + 1:]
     return []
+
+
+def zone_value_in(name: str, lines: list[PrintedLine], mrz_fields: dict, today: date | None) -> FieldRead | None:
+    """The zone's value of ``name`` printed in ``lines``: as read, else by the recogniser's probabilities."""
+    read = find_in_print(name, mrz_fields[name], lines, today)
+    if read is None:
+        read = find_aligned(name, mrz_fields[name], lines, others=other_name(name, mrz_fields))
+    return read
 
 
 def fit_first(box: TextBox, looked_for: dict[str, str], fits: tuple[bool, float]) -> tuple:

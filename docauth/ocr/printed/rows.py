@@ -28,13 +28,8 @@ BRIDGE_GAP = 2.2
 
 def beside(left, right) -> bool:
     """Does ``right`` continue ``left`` on its row, as the next part of one printed value?"""
-    h_left, h_right = left.y1 - left.y0, right.y1 - right.y0
-    h = max(h_left, h_right, 1.0)
-    if min(h_left, h_right) < ROW_HEIGHTS * h:
-        return False
-    if abs((left.y0 + left.y1) / 2 - (right.y0 + right.y1) / 2) > ROW_CENTRE * h:
-        return False
-    return ROW_OVERLAP * h <= right.x0 - left.x1 <= ROW_GAP * h
+    h = max(left.y1 - left.y0, right.y1 - right.y0, 1.0)
+    return _on_row(left, right) and ROW_OVERLAP * h <= right.x0 - left.x1 <= ROW_GAP * h
 
 
 def row_runs(lines: list) -> list[list]:
@@ -79,6 +74,7 @@ def bridges(lines: list) -> list[tuple[float, float, float, float]]:
 
 
 def _on_row(left, right) -> bool:
+    """One type size, centres at one height."""
     h_left, h_right = left.y1 - left.y0, right.y1 - right.y0
     h = max(h_left, h_right, 1.0)
     return (min(h_left, h_right) >= ROW_HEIGHTS * h
