@@ -247,7 +247,7 @@ class DocumentReader:
             mrz = None  # not where a zone is printed: other text, which must neither turn the page nor hide its print
         if mrz is not None and located.found and mrz.result.type in BOOKLET_TYPES:
             located.corners = data_page(located.corners, mrz)
-        if mrz is not None and (mrz.result.valid or (getattr(mrz.result, "structure_ok", False) and located.found
+        if mrz is not None and (mrz.result.valid or (mrz.result.structure_ok and located.found
                                                      and not holds_zone(located.corners, mrz))):
             # A zone that fails its check digits still lies where it lies: an outline that does not hold it is
             # another shape (the portrait, a fingerprint), and the zone's document is where the zone puts it.
