@@ -22,6 +22,7 @@ from docauth.errors import ModelError
 from docauth.ocr.printed.assign import (BELOW_GAP, CAPTION_GAP, FIELDS, RIGHT_GAP, FieldRead, PrintedLine,
                                         assign_by_captions, assign_dates_by_order, assign_names_by_order,
                                         assign_number_by_shape, find_in_print, with_labels)
+from docauth.ocr.printed.closer import box_of, closer_side, nearness, widened, widening
 from docauth.ocr.printed.detection import DETECTOR_MODEL, TextBox, TextDetector
 from docauth.ocr.printed.known import find_aligned, other_name
 from docauth.ocr.printed.recognition import FINE_WIDTH_STEP, RECOGNIZER_MODEL, WIDTH_STEP, TextRecognizer
@@ -51,6 +52,8 @@ TURN_PROBE_LINES = 4
 # Rows read across a gap at most, when a zone value was found nowhere else: one small recognition batch.
 BRIDGED_LINES = 6
 TURN_MARGIN = 0.1
+# Lines read at most on each closer look for a value still unfound: one small recognition batch.
+CLOSER_LINES = 8
 
 
 @dataclass
@@ -132,6 +135,10 @@ class PrintedReader:
                        if name not in fields or fields[name].how != "mrz"}
             if unfound:
                 fields.update(self._found_across(page, boxes, unfound, mrz_fields, today))
+                unfound = {name: value for name, value in unfound.items()
+                           if name not in fields or fields[name].how != "mrz"}
+            if unfound:
+                fields.update(self._found_closer(page, boxes, lines, unfound, mrz_top, mrz_fields, today))
             if zone_values_only:
                 fields = {name: read for name, read in fields.items() if read.how == "mrz"}
         else:
@@ -197,6 +204,45 @@ class PrintedReader:
         across = self._read(page, spans)
         found = {name: zone_value_in(name, across, mrz_fields, today) for name in unfound}
         return {name: read for name, read in found.items() if read is not None}
+
+    def _found_closer(self, page: np.ndarray, boxes: list[TextBox], lines: list[PrintedLine], unfound: dict,
+                      mrz_top: float | None, mrz_fields: dict, today: date | None) -> dict[str, FieldRead]:
+        """The zone's ``unfound`` values looked for closer (:mod:`docauth.ocr.printed.closer`): small print detected
+        again larger, then the lines that could print a value and whose glyphs stand too close for a repeat read
+        again widened; each new line looked at for those values alone, so no caption's assignment changes."""
+        found: dict[str, FieldRead] = {}
+
+        def look(new: list[PrintedLine]) -> None:
+            for name in unfound:
+                if name not in found:
+                    read = zone_value_in(name, new, mrz_fields, today)
+                    if read is not None:
+                        found[name] = read
+
+        side = closer_side([b.height for b in boxes], page.shape, self.detector.side)
+        if side is not None:
+            near = self.preprocess(TextDetector(self.detector.model, side=side)(page), page.shape, mrz_top)
+            near = sorted((b for b in near if fit(b, unfound) is not None), key=lambda b: fit(b, unfound))
+            new = self._read(page, near[:CLOSER_LINES])
+            look(new)
+            lines = lines + new
+        left = {name: value for name, value in unfound.items() if name not in found}
+        # Each value's nearest reads among the lines that could print it, a share of the batch each: a long name's
+        # many fitting lines leave a number its own.
+        widen = {id(line): widening(line.frames) for line in lines}
+        tight: list[PrintedLine] = []
+        for name, value in left.items():
+            fitting = [line for line in lines if widen[id(line)] > 1.0 and fit(box_of(line), {name: value}) is not None
+                       and line not in tight]
+            fitting.sort(key=lambda line: -nearness(line.text, name, value))
+            tight += fitting[:max(2, CLOSER_LINES // len(left))]
+        if left and tight:
+            reads = self.recognizer([widened(cut(page, box_of(line)), widen[id(line)]) for line in tight])
+            new = [PrintedLine(r.text, line.x0, line.y0, line.x1, line.y1, r.confidence, r.glyph_confidences,
+                               frames=r.frames) for line, r in zip(tight, reads) if r.text]
+            with_labels(new)
+            look(new)
+        return found
 
     def _read(self, page: np.ndarray, boxes: list[TextBox], captions=()) -> list[PrintedLine]:
         """The lines' text; a long caption-sized line is read by its end alone (``caption_tail``)."""
