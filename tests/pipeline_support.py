@@ -117,13 +117,13 @@ class FieldsReader:
         return []
 
     def __call__(self, image, *, side=None, on_rectified=None, expected=None):
-        if on_rectified is not None and self.rectified_page is not None:
-            on_rectified(self.rectified_page)
         fields = dict(self.next_fields)
         checks_pass = self.mrz_valid if self.mrz_checks_pass is None else self.mrz_checks_pass
         mrz = _MRZ(fields, self.mrz_valid, checks_pass) if self.with_mrz else None
         if mrz is not None and self.mrz_type:
             mrz.type = self.mrz_type
+        if on_rectified is not None and self.rectified_page is not None:
+            on_rectified(self.rectified_page, mrz)
         return _Read(fields=fields, mrz=mrz)
 
 

@@ -110,3 +110,17 @@ def test_a_small_portrait_on_a_page_sure_to_hold_it_is_found_there_closer(pipeli
     face = pipeline.check(page).stages["face"].output
     assert face["searched"] == "rectified portrait, rectified portrait (closer)", face
     assert face["face_found"] and 40 <= face["box"][3] < face["box"][1] <= 260, face
+
+
+def test_the_zone_read_with_the_page_places_the_portrait_search_in_both_modes(pipeline):
+    # The realtime search starts as OCR hands over the page and its zone, so it searches where the batch check
+    # does: a passport's page (TD3) at its left only; a TD2 page at either side.
+    card = document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False, kind="td1_front")
+    pipeline.reader.rectified_page = page = card  # this card prints its portrait at the right, as some do
+    face = pipeline.check(card).stages["face"].output
+    assert face["searched"] == "rectified portrait" and face["face_found"], face
+    assert face["box"][3] > page.shape[1] // 2, face  # found at the right
+    pipeline.reader.mrz_type = "TD3"
+    face = pipeline.check(card).stages["face"].output
+    assert face["searched"] == "rectified portrait, rectified portrait (closer)", face
+    assert not face["face_found"], face

@@ -272,17 +272,19 @@ class DocumentReader:
 
     def __call__(self, image: np.ndarray, *, side: str | None = None,
                  on_rectified: Callable[[np.ndarray], None] | None = None, expected: dict | None = None) -> OCRResult:
-        """Read a document. ``on_rectified(upright_rgb)`` is called as soon as the document is
-        rectified, before its printed fields are read (the pipeline starts the portrait search there).
+        """Read a document. ``on_rectified(upright_rgb, zone)`` is called as soon as the document is
+        rectified and its zone read (``zone``: the MRZ result, its ``zone_top`` and ``type`` where it is on
+        the page; None when no zone was found), before its printed fields are read (the pipeline starts the
+        portrait search there, where the zone's layout puts the portrait).
         ``expected``: the record of the person the document should belong to (a 1:1 check); where no zone gives
         the printed values to look for, print is searched for the record's, and read whole when they are not
         all there (fields found so say ``how`` "record"; the zone's values always come first)."""
         timings: dict = {}
         t0 = time.perf_counter()
         view, upright, read = self.preprocess(image, timings, side=side)
-        if on_rectified is not None:
-            on_rectified(upright)
         mrz = read.result if read is not None else None
+        if on_rectified is not None:
+            on_rectified(upright, mrz)
         printed = None
         if self.printed is not None and not _prints_nothing_more(mrz, side, upright.shape):
             t = time.perf_counter()

@@ -88,10 +88,12 @@ class Reader(ZoneFinder, Protocol):
     """Locate, rectify and read one document image."""
 
     def __call__(self, image: np.ndarray, *, side: str | None = None,
-                 on_rectified: Callable[[np.ndarray], None] | None = None,
+                 on_rectified: Callable[[np.ndarray, MRZ | None], None] | None = None,
                  expected: dict | None = None) -> DocumentRead:
-        """``expected``: the record the document should carry (a 1:1 check), which the reader may look for
-        first in print; what it reports must be what the document says whether it finds it or not."""
+        """``on_rectified(upright page, zone or None)``: called once the page is rectified and its zone read,
+        before the rest of the read. ``expected``: the record the document should carry (a 1:1 check), which
+        the reader may look for first in print; what it reports must be what the document says whether it
+        finds it or not."""
         ...
 
     def warmup(self) -> None:

@@ -278,7 +278,7 @@ class Pipeline:
         if not (wants_face and self.parallel_face):
             return None
         concurrent_tail = self.faces.concurrent_calls > 1
-        return PortraitSearch(self._face_pool(), self._encode_timed, self._encode_portrait_timed, image,
+        return PortraitSearch(self._face_pool(), self._encode_timed, self._encode_places_timed, image,
                                tail_pool=self._face_tail_pool() if concurrent_tail else None)
 
     # 1-2. document or not, and which side
@@ -509,9 +509,9 @@ class Pipeline:
         encoding, info = self.faces.encode(image, upsampled=upsampled, large=large)
         return encoding, info, (time.perf_counter() - start) * 1000.0
 
-    def _encode_portrait_timed(self, page, *, closer: bool = False):
+    def _encode_places_timed(self, page, regions, *, closer: bool = False):
         start = time.perf_counter()
-        encoding, info = self._encode_portrait_region(page, closer=closer)
+        encoding, info = self.faces.encode(page, regions=regions, closer=closer)
         return encoding, info, (time.perf_counter() - start) * 1000.0
 
     # -- 1:N -------------------------------------------------------------------------------

@@ -4,23 +4,28 @@ from __future__ import annotations
 
 import numpy as np
 
+from docauth.pipeline.portrait import portrait_regions
+
 
 class PortraitSearch:
     """The realtime portrait search beside OCR: where the layout puts the portrait on the rectified page as
-    soon as OCR has made it. When no face is there: on a page OCR's read is sure holds the portrait
-    (``result(leave_page=False)``), the same places more closely; else the photo (quick sizes), the whole page,
-    then the page turned half-way and the photo at the larger size. When OCR made no page, the photo, once the
-    check asks.
+    soon as OCR has made it and read its zone (:func:`~docauth.pipeline.portrait.portrait_regions`: on a
+    passport's page, at its left above the zone). When no face is there: on a page OCR's read is sure holds
+    the portrait (``result(leave_page=False)``), the same places more closely; else the photo (quick sizes),
+    the whole page, then the page turned half-way and the photo at the larger size. When OCR made no page, the
+    photo, once the check asks.
 
-    ``rectified_ready`` is OCR's ``on_rectified`` callback.
+    ``rectified_ready`` is OCR's ``on_rectified`` callback. ``encode_places_timed(page, regions, closer=)``
+    searches the page's portrait places.
     """
 
-    def __init__(self, pool, encode_timed, encode_portrait_timed, photo, *, tail_pool=None):
-        self._pool, self._encode_timed, self._encode_portrait_timed = pool, encode_timed, encode_portrait_timed
+    def __init__(self, pool, encode_timed, encode_places_timed, photo, *, tail_pool=None):
+        self._pool, self._encode_timed, self._encode_places_timed = pool, encode_timed, encode_places_timed
         self._photo_image = photo
         self._followup = None
         self._tail_pool = tail_pool  # set: the last two searches run at once
         self._searched: list[str] = []
+        self._regions: list = []  # the page's portrait places, from its shape and zone
         self.searched_large = False
         self.left_page = False  # whether the search went beyond the page's portrait places
 
@@ -28,15 +33,19 @@ class PortraitSearch:
     def searched(self) -> str:
         return ", ".join(self._searched)
 
-    def rectified_ready(self, upright) -> None:
-        self._followup = self._pool.submit(self._on_page, upright)
+    def rectified_ready(self, upright, zone=None) -> None:
+        """``zone``: the page's MRZ as read (its ``zone_top`` and ``type``), or None."""
+        self._followup = self._pool.submit(self._on_page, upright, zone)
 
-    def _on_page(self, upright):
+    def _on_page(self, upright, zone):
         """(encoding or None, info, ms, page): the portrait's places on the page."""
         page = np.ascontiguousarray(upright)
-        encoding, info, ms = self._encode_portrait_timed(page)
-        if info:  # else the page has no place to search (too small, not a document's shape)
-            self._searched.append("rectified portrait")
+        place = (zone.zone_top, zone.type) if zone is not None else (None, None)
+        self._regions = portrait_regions(page.shape, *place)
+        if not self._regions:  # the page has no place to search (too small, not a document's shape)
+            return None, {}, 0.0, page
+        encoding, info, ms = self._encode_places_timed(page, self._regions)
+        self._searched.append("rectified portrait")
         return encoding, info, ms, page
 
     def _off_page(self, page, ms):
@@ -79,7 +88,7 @@ class PortraitSearch:
         else:
             encoding, info, ms, page = self._followup.result()
             if encoding is None and info and not leave_page:  # the page holds the portrait: there, closer
-                encoding, info, more_ms = self._encode_portrait_timed(page, closer=True)
+                encoding, info, more_ms = self._encode_places_timed(page, self._regions, closer=True)
                 self._searched.append("rectified portrait (closer)")
                 ms += more_ms
             elif encoding is None:
