@@ -41,7 +41,7 @@ from docauth.pipeline.geometry import document_geometry
 from docauth.pipeline.ocr_summary import OCRSummary, ocr_summary, rectified
 from docauth.pipeline.persons import normalise_person
 from docauth.pipeline.policy import MRZ_UNSURE_NOTE, REASONS, DecisionPolicy
-from docauth.pipeline.portrait import portrait_on_page, portrait_regions
+from docauth.pipeline.portrait import portrait_on_page
 from docauth.pipeline.portrait_search import PortraitSearch
 from docauth.pipeline.result import CheckResult, StageRecord, classification_output, jsonable
 from docauth.pipeline.side import SidedClassification, SideEvidence, decide_side, sided
@@ -416,51 +416,23 @@ class Pipeline:
             result.add_reason("duplicate_identity", "duplicates", REASONS["duplicate_identity"])
 
     def _find_face(self, result: CheckResult, image, ocr: DocumentRead | None, search):
-        """(encoding or None, info): found by the concurrent search (realtime) or here, where the layout puts
-        the portrait on the rectified page first; then, on a page sure to hold the portrait
-        (:func:`~docauth.pipeline.portrait.portrait_on_page`), the same places more closely, else the whole page
-        and the photo."""
+        """(encoding or None, info): the :class:`PortraitSearch` started beside OCR (realtime), or run here
+        after it (batch), both in its order: where the layout puts the portrait on the rectified page; then, on
+        a page sure to hold the portrait (:func:`~docauth.pipeline.portrait.portrait_on_page`), the same places
+        more closely, else the photo, the whole page, the page turned and the photo at the larger size."""
         page = rectified(ocr) if ocr is not None else None
         leave_page = page is None or not _holds_portrait(ocr, page)
-        if search is not None:
-            encoding, info, ms = search.result(leave_page=leave_page)
-            if encoding is None and search.left_page and not search.searched_large:  # last: the photo, larger
-                encoding, info, more_ms = self._encode_timed(image, upsampled=False)
-                info["searched"] = search.searched + ", photo (large)"
-                ms += more_ms
-            result.timings_ms["face"] = round(ms, 2)
-            return encoding, info
-        with result.timed("face"):
-            searched = []
-            encoding, info = None, {}
+        if search is None:
+            search = PortraitSearch(None, self._encode_timed, self._encode_places_timed, image)
             if page is not None:
-                zone = ocr.mrz
-                place = (zone.zone_top, zone.type) if zone is not None else (None, None)
-                encoding, info = self._encode_portrait_region(page, *place)
-                if info:
-                    searched.append("rectified portrait")
-                    if encoding is None and not leave_page:  # the page holds the portrait: there, closer
-                        encoding, info = self._encode_portrait_region(page, *place, closer=True)
-                        searched.append("rectified portrait (closer)")
-                else:  # the page has no portrait place to search: beyond it
-                    leave_page = True
-                if encoding is None and leave_page:
-                    encoding, info = self.faces.encode(page)
-                    searched.append("rectified")
-            if encoding is None and leave_page:
-                encoding, info = self.faces.encode(image)  # rectification may have cut the portrait
-                searched.append("photo")
-            info["searched"] = ", ".join(searched)
+                search.rectified_ready(page, ocr.mrz)
+        encoding, info, ms = search.result(leave_page=leave_page)
+        if encoding is None and search.left_page and not search.searched_large:  # last: the photo, larger
+            encoding, info, more_ms = self._encode_timed(image, upsampled=False)
+            info["searched"] = search.searched + ", photo (large)"
+            ms += more_ms
+        result.timings_ms["face"] = round(ms, 2)
         return encoding, info
-
-    def _encode_portrait_region(self, page: np.ndarray, zone_top: float | None = None, zone_type: str | None = None,
-                                *, closer: bool = False):
-        """(encoding or None, info) from where the layout puts the portrait on the page (the box in the page's
-        pixels); (None, {}) when the page has no such place to search. ``closer``: the finer second look."""
-        regions = portrait_regions(page.shape, zone_top, zone_type)
-        if not regions:
-            return None, {}
-        return self.faces.encode(page, regions=regions, closer=closer)
 
     # 5. text match with the person's record (or the claimed fields)
     def _match_text(self, result: CheckResult, fields, person, person_id, verified: set[str],

@@ -1,4 +1,5 @@
-"""The realtime face stage's search for the portrait, run beside OCR (see :class:`PortraitSearch`)."""
+"""The face stage's search for the portrait (see :class:`PortraitSearch`): beside OCR in a realtime check, after
+it in a batch check, the same looks in the same order."""
 
 from __future__ import annotations
 
@@ -8,15 +9,16 @@ from docauth.pipeline.portrait import portrait_regions
 
 
 class PortraitSearch:
-    """The realtime portrait search beside OCR: where the layout puts the portrait on the rectified page as
-    soon as OCR has made it and read its zone (:func:`~docauth.pipeline.portrait.portrait_regions`: on a
+    """The portrait search: where the layout puts the portrait on the rectified page as soon as OCR has made
+    it and read its zone (:func:`~docauth.pipeline.portrait.portrait_regions`: on a
     passport's page, at its left above the zone). When no face is there: on a page OCR's read is sure holds
     the portrait (``result(leave_page=False)``), the same places more closely; else the photo (quick sizes),
     the whole page, then the page turned half-way and the photo at the larger size. When OCR made no page, the
     photo, once the check asks.
 
-    ``rectified_ready`` is OCR's ``on_rectified`` callback. ``encode_places_timed(page, regions, closer=)``
-    searches the page's portrait places.
+    ``rectified_ready`` is OCR's ``on_rectified`` callback (realtime), or called once OCR is done (batch).
+    ``encode_places_timed(page, regions, closer=)`` searches the page's portrait places. ``pool`` None: each
+    look runs in the caller's thread when it is asked for (a batch check, whose workers fill the cores).
     """
 
     def __init__(self, pool, encode_timed, encode_places_timed, photo, *, tail_pool=None):
@@ -35,7 +37,10 @@ class PortraitSearch:
 
     def rectified_ready(self, upright, zone=None) -> None:
         """``zone``: the page's MRZ as read (its ``zone_top`` and ``type``), or None."""
-        self._followup = self._pool.submit(self._on_page, upright, zone)
+        if self._pool is None:
+            self._followup = _Done(self._on_page(upright, zone))
+        else:
+            self._followup = self._pool.submit(self._on_page, upright, zone)
 
     def _on_page(self, upright, zone):
         """(encoding or None, info, ms, page): the portrait's places on the page."""
@@ -96,3 +101,13 @@ class PortraitSearch:
                 encoding, info, ms = self._off_page(page, ms)
         info["searched"] = self.searched
         return encoding, info, ms
+
+
+class _Done:
+    """A look already run in the caller's thread, read as a pool's future is."""
+
+    def __init__(self, value):
+        self._value = value
+
+    def result(self):
+        return self._value
