@@ -124,3 +124,21 @@ def test_the_zone_read_with_the_page_places_the_portrait_search_in_both_modes(pi
     face = pipeline.check(card).stages["face"].output
     assert face["searched"] == "rectified portrait, rectified portrait (closer)", face
     assert not face["face_found"], face
+
+
+def test_the_page_ocr_reads_again_is_searched_where_its_layout_puts_the_portrait(pipeline):
+    # OCR hands over the first page it makes, then may read another (the outline it found was the portrait or
+    # a band of the card): the realtime search goes on there, as the batch check searches the read page alone.
+    card = document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False, kind="td1_front")
+    pipeline.reader.rectified_page = card
+    handed_over = np.full_like(card, 200)  # the first outline: no portrait on it
+    read = pipeline.reader.__call__
+
+    def reader(image, *, side=None, on_rectified=None, expected=None):
+        return read(image, side=side, expected=expected,
+                    on_rectified=None if on_rectified is None else lambda _page, zone: on_rectified(handed_over, zone))
+
+    pipeline.reader = reader
+    face = pipeline.check(card).stages["face"].output
+    expected = "rectified portrait, read page portrait" if pipeline.parallel_face else "rectified portrait"
+    assert face["searched"] == expected and face["face_found"], face

@@ -426,7 +426,8 @@ class Pipeline:
             search = PortraitSearch(None, self._encode_timed, self._encode_places_timed, image)
             if page is not None:
                 search.rectified_ready(page, ocr.mrz)
-        encoding, info, ms = search.result(leave_page=leave_page)
+        encoding, info, ms = search.result(leave_page=leave_page, read_page=page,
+                                           read_zone=ocr.mrz if ocr is not None else None)
         if encoding is None and search.left_page and not search.searched_large:  # last: the photo, larger
             encoding, info, more_ms = self._encode_timed(image, upsampled=False)
             info["searched"] = search.searched + ", photo (large)"

@@ -28,6 +28,7 @@ class PortraitSearch:
         self._tail_pool = tail_pool  # set: the last two searches run at once
         self._searched: list[str] = []
         self._regions: list = []  # the page's portrait places, from its shape and zone
+        self._upright = None  # the page OCR handed over
         self.searched_large = False
         self.left_page = False  # whether the search went beyond the page's portrait places
 
@@ -37,12 +38,13 @@ class PortraitSearch:
 
     def rectified_ready(self, upright, zone=None) -> None:
         """``zone``: the page's MRZ as read (its ``zone_top`` and ``type``), or None."""
+        self._upright = upright
         if self._pool is None:
             self._followup = _Done(self._on_page(upright, zone))
         else:
             self._followup = self._pool.submit(self._on_page, upright, zone)
 
-    def _on_page(self, upright, zone):
+    def _on_page(self, upright, zone, name: str = "rectified portrait"):
         """(encoding or None, info, ms, page): the portrait's places on the page."""
         page = np.ascontiguousarray(upright)
         place = (zone.zone_top, zone.type) if zone is not None else (None, None)
@@ -50,7 +52,7 @@ class PortraitSearch:
         if not self._regions:  # the page has no place to search (too small, not a document's shape)
             return None, {}, 0.0, page
         encoding, info, ms = self._encode_places_timed(page, self._regions)
-        self._searched.append("rectified portrait")
+        self._searched.append(name)
         return encoding, info, ms, page
 
     def _off_page(self, page, ms):
@@ -82,16 +84,22 @@ class PortraitSearch:
         self.searched_large = True
         return encoding, info, ms + max(turned_ms, large_ms)
 
-    def result(self, *, leave_page: bool = True):
+    def result(self, *, leave_page: bool = True, read_page=None, read_zone=None):
         """(encoding or None, info, milliseconds spent searching). ``leave_page``: whether a face not found on
         the page's portrait places is looked for beyond them (False: OCR's read puts the portrait there, and
-        they are searched once more, closer)."""
+        they are searched once more, closer). ``read_page``, ``read_zone``: the page OCR's read ended on and
+        its zone; the search goes on there when it is another page than the one OCR handed over."""
         if self._followup is None:  # OCR made no page (it failed, or there is no reader): the photo
             self.left_page = True
             encoding, info, ms = self._encode_timed(self._photo_image, large=False)
             self._searched.append("photo")
         else:
             encoding, info, ms, page = self._followup.result()
+            if encoding is None and read_page is not None and read_page is not self._upright:
+                # OCR read another page than the one it handed over (that outline was the portrait or a band
+                # of the card, or the page was the other way up): the read page's places, then beyond them.
+                encoding, info, more_ms, page = self._on_page(read_page, read_zone, "read page portrait")
+                ms += more_ms
             if encoding is None and info and not leave_page:  # the page holds the portrait: there, closer
                 encoding, info, more_ms = self._encode_places_timed(page, self._regions, closer=True)
                 self._searched.append("rectified portrait (closer)")
