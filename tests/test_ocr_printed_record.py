@@ -1,6 +1,7 @@
 """A 1:1 check's record looked for in print (docauth.ocr.printed.record): a genuine card front confirms its
 record with fewer lines read, another person's card reads as if no record were given (and text matching still
-catches it), the zone's values come before the record's, and a value is found only as the record has it."""
+catches it), a card not confirmed whole still reports the record's values it prints, the zone's values come
+before the record's, and a value is found only as the record has it."""
 
 from __future__ import annotations
 
@@ -58,6 +59,29 @@ def test_another_persons_record_reads_the_card_whole_and_text_matching_catches_i
     assert read.export() == alone.export()  # exactly the read without a record
     match = match_person(read.values, other)
     assert not match.fields["surname"].match and not match.fields["document_number"].match
+
+
+def test_a_card_front_captured_small_reports_each_record_value_it_prints_though_one_is_not_found(printed_reader):
+    """The record is not confirmed whole on a small capture (a value or the expiry not found): the values the
+    kept read prints are still the record's (``PrintedReader.with_record``), where the layout alone misreads them
+    (the surname read DONFSEX); another person's values never are."""
+    import cv2
+
+    doc = _front(335)
+    h, w = doc.image.shape[:2]
+    scale = 300 / max(h, w)  # the card 300 px long in the photo, brought back to its size
+    small = cv2.resize(doc.image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    page = cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+    record = _record(doc)
+    first = printed_reader(page, record=record)
+    assert first.fields["surname"].how != "record"  # the record is not confirmed whole
+    read = printed_reader.with_record(first, record)
+    assert read.fields["surname"].how == "record" and read.fields["surname"].value == record["surname"]
+    assert {name for name, f in read.fields.items() if f.how == "record"} >= {"surname", "date_of_birth"}
+    assert record["document_number"][-1] != "7"
+    other = dict(record, surname="HALVORSEN", document_number=record["document_number"][:-1] + "7")
+    read = printed_reader.with_record(printed_reader(page, record=other), other)
+    assert all(read.fields[name].how != "record" for name in ("surname", "document_number") if name in read.fields)
 
 
 def test_the_zones_values_come_before_the_records(printed_reader):

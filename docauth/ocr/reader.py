@@ -298,6 +298,8 @@ class DocumentReader:
                     if not _poor_read(printed):
                         break
                 timings["viz_whole_frame_ms"] = (time.perf_counter() - t) * 1000
+            if expected and not _zone_fields(mrz):
+                printed = self.printed.with_record(printed, expected)
             if mrz is not None and not mrz.valid and printed.lines:
                 # The page prints the names and codes the MRZ's unsure letters may spell (no check digit covers them),
                 # and the number whose look-alikes its check digit cannot tell apart.

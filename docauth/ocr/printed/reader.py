@@ -26,7 +26,7 @@ from docauth.ocr.printed.closer import box_of, closer_side, nearness, widened, w
 from docauth.ocr.printed.detection import DETECTOR_MODEL, TextBox, TextDetector
 from docauth.ocr.printed.known import find_aligned, other_name
 from docauth.ocr.printed.recognition import FINE_WIDTH_STEP, RECOGNIZER_MODEL, WIDTH_STEP, TextRecognizer
-from docauth.ocr.printed.record import confirm_record, record_values
+from docauth.ocr.printed.record import confirm_record, record_values, record_values_apart
 from docauth.ocr.printed.rows import bridges
 from docauth.runtime import load_model
 
@@ -182,6 +182,19 @@ class PrintedReader:
         timings["recognise_ms"] = (time.perf_counter() - t) * 1000
         timings["lines"] = len(lines)
         return PrintedRead(fields, lines, timings)
+
+    @staticmethod
+    def with_record(read: PrintedRead, record: dict | None, today: date | None = None) -> PrintedRead:
+        """``read`` (of a page without a zone's values) with each of ``record``'s values its lines print, on its
+        own (``how`` "record", :func:`docauth.ocr.printed.record.record_values_apart`): where the record was not
+        confirmed whole, small print may have hidden one value and left the others legible. Asked once the
+        caller has settled which read of the page it keeps: values found on a page read in a wrong outline must
+        not make that read look good."""
+        expected = record_values(record)
+        if not expected or all(name in read.fields and read.fields[name].how == "record" for name in expected):
+            return read
+        found = record_values_apart(read.lines, expected, today)
+        return PrintedRead({**read.fields, **found}, read.lines, read.timings_ms) if found else read
 
     def reads_better_turned(self, page: np.ndarray, lines: list[PrintedLine]) -> bool:
         """Do the page's longest lines read more surely half a turn round? Text upside down reads as unsure

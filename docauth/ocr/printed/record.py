@@ -3,7 +3,8 @@
 The record's values are looked for the way the zone's are: value-sized lines, best-fitting first, one at a
 time, until each value is found in print; then the expiry date, which no record gives, under or beside its own
 caption. Anything not found (another person's card, a misread, a layout this does not follow) answers None,
-and the page is read whole as when no record is given, so a read that confirms nothing costs no reads more.
+and the page is read whole as when no record is given, so a read that confirms nothing costs no reads more;
+the record's values that whole read prints are then reported each on its own (``record_values_apart``).
 
     fields = confirm_record(read, done, boxes, order, dated, {"surname": "ERIKSSON", ...}, today)
     fields["surname"].how   # "record": found in print as the record has it
@@ -65,9 +66,7 @@ def confirm_record(read: ReadBoxes, done: Mapping[TextBox, PrintedLine | None], 
         if line is None:
             continue
         lines.append(line)
-        found = {name: found.get(name) or as_printed(name, value, find_in_print(name, value, lines, today))
-                 or find_aligned(name, value, lines, record=True, others=other_name(name, expected))
-                 for name, value in expected.items()}
+        found = {name: found.get(name) or record_value_in(name, lines, expected, today) for name in expected}
         if all(found.values()):
             break
     else:
@@ -80,6 +79,25 @@ def confirm_record(read: ReadBoxes, done: Mapping[TextBox, PrintedLine | None], 
             return None
         fields["expiry_date"] = expiry
     return fields
+
+
+def record_value_in(name: str, lines: list[PrintedLine], expected: dict[str, str], today: date | None
+                    ) -> FieldRead | None:
+    """The record's value of ``name`` (``expected``: the record's values) printed in ``lines``: as read, else by
+    the recogniser's probabilities."""
+    value = expected[name]
+    return (as_printed(name, value, find_in_print(name, value, lines, today))
+            or find_aligned(name, value, lines, record=True, others=other_name(name, expected)))
+
+
+def record_values_apart(lines: list[PrintedLine], expected: dict[str, str], today: date | None
+                        ) -> dict[str, FieldRead]:
+    """Each of the record's values that a page read whole prints, on its own (``how`` "record"): where the record
+    was not confirmed whole (a value or the expiry not found: small print, another person's card), a value
+    printed as the record has it still says what the page prints better than a layout's guess, and a value the
+    page prints otherwise is not among these, so it is judged on what the page says."""
+    found = {name: record_value_in(name, lines, expected, today) for name in expected}
+    return {name: replace(read_, how="record") for name, read_ in found.items() if read_ is not None}
 
 
 def as_printed(name: str, value: str, read: FieldRead | None) -> FieldRead | None:
