@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from docauth.imageio import bounded_resize
+from docauth.ocr.printed.model_input import to_model_input
 
 DETECTOR_MODEL = "text_detector"
 # The page is detected at this many pixels on its long side: the smallest printed labels of a card are then
@@ -67,8 +68,7 @@ class TextDetector:
         nh = max(SIDE_MULTIPLE, int(round(h * scale / SIDE_MULTIPLE)) * SIDE_MULTIPLE)
         nw = max(SIDE_MULTIPLE, int(round(w * scale / SIDE_MULTIPLE)) * SIDE_MULTIPLE)
         small = bounded_resize(rgb, (nw, nh))
-        x = small[..., ::-1].astype(np.float32) * np.float32(2 / 255) - np.float32(1.0)  # BGR in [-1, 1]
-        return np.ascontiguousarray(x.transpose(2, 0, 1)[None]), w / nw, h / nh
+        return to_model_input(small)[None], w / nw, h / nh
 
     def __call__(self, rgb: np.ndarray) -> list[TextBox]:
         batch, sx, sy = self.preprocess(rgb)

@@ -17,6 +17,7 @@ import numpy as np
 
 from docauth.imageio import bounded_resize
 from docauth.ocr.printed.alignment import Folding, LineFrames
+from docauth.ocr.printed.model_input import to_model_input
 
 RECOGNIZER_MODEL = "text_recognizer"
 LINE_HEIGHT = 48
@@ -110,8 +111,7 @@ class TextRecognizer:
                 x = np.zeros((len(idx), 3, LINE_HEIGHT, width), np.float32)
                 for k, i in enumerate(idx):
                     line = bounded_resize(crops[i], (widths[i], LINE_HEIGHT))
-                    x[k, :, :, :widths[i]] = (line[..., ::-1].astype(np.float32) * np.float32(2 / 255)
-                                             - np.float32(1.0)).transpose(2, 0, 1)
+                    to_model_input(line, out=x[k, :, :, :widths[i]])
                 out.append((idx, x))
         return out
 
