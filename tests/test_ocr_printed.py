@@ -440,3 +440,31 @@ def test_while_a_zone_value_is_missing_the_lines_fitting_it_are_read_first():
     assert order == [name_line, date_line]  # the surname missing: its line first
     order = sorted(fits, key=lambda b: fit_first(b, {"date_of_birth": "1993-12-17"}, fits[b]))
     assert order == [date_line, name_line]
+
+
+def test_a_valid_zones_values_are_found_in_the_finer_steps_and_a_contradicted_one_reads_the_page_as_before(
+        printed_reader):
+    from dataclasses import asdict
+
+    from docauth.ocr.mrz import parse_mrz
+    from docauth.synth.documents import render_document
+    from docauth.synth.seeds import TESTS
+
+    doc = render_document("td3_open", TESTS.nth(71))
+    zone = parse_mrz(doc.mrz)
+    assert zone.valid
+    coarse = printed_reader(doc.image, mrz_fields=zone.fields)
+    fine = printed_reader(doc.image, mrz_fields=zone.fields, zone_valid=True)
+    assert {n: (r.value, r.how) for n, r in fine.fields.items()} == {n: (r.value, r.how)
+                                                                    for n, r in coarse.fields.items()}
+    # A zone value the page does not print: its lines are then read for captions and for how surely they say
+    # something else, which the finer steps would change; the whole read is the coarser one's, line for line.
+    contradicted = dict(zone.fields, date_of_birth="1901-02-03")
+
+    def lines(read):
+        return [(ln.text, ln.confidence, ln.glyph_confidences, ln.box) for ln in read.lines]
+
+    coarse = printed_reader(doc.image, mrz_fields=contradicted)
+    fine = printed_reader(doc.image, mrz_fields=contradicted, zone_valid=True)
+    assert lines(fine) == lines(coarse)
+    assert {n: asdict(r) for n, r in fine.fields.items()} == {n: asdict(r) for n, r in coarse.fields.items()}

@@ -86,17 +86,19 @@ class PrintedReader:
         return cls(TextDetector(detector), TextRecognizer(recognizer))
 
     def __call__(self, upright_rgb: np.ndarray, *, mrz_top: float | None = None, mrz_fields: dict | None = None,
-                 today: date | None = None, zone_values_only: bool = False, record: dict | None = None
-                 ) -> PrintedRead:
+                 today: date | None = None, zone_values_only: bool = False, record: dict | None = None,
+                 zone_valid: bool = False) -> PrintedRead:
         """``zone_values_only``: look only for the MRZ's values, in the few lines whose size fits them (a page
         that may not be the document's at all is not read whole). ``record``: the person the document should
         belong to (a 1:1 check); where no zone gives values, print is searched for the record's first
-        (:mod:`docauth.ocr.printed.record`) and read whole only when they are not all found."""
+        (:mod:`docauth.ocr.printed.record`) and read whole only when they are not all found. ``zone_valid``: the
+        zone passed its check digits, so its values found in print are all its lines are read for (an invalid
+        zone's names and number are also settled on the lines read)."""
         return self.forward(upright_rgb, mrz_top=mrz_top, mrz_fields=mrz_fields or {}, today=today,
-                            zone_values_only=zone_values_only, record=record)
+                            zone_values_only=zone_values_only, record=record, zone_valid=zone_valid)
 
     def forward(self, page: np.ndarray, *, mrz_top: float | None, mrz_fields: dict, today: date | None,
-                zone_values_only: bool = False, record: dict | None = None) -> PrintedRead:
+                zone_values_only: bool = False, record: dict | None = None, zone_valid: bool = False) -> PrintedRead:
         timings: dict = {}
         t = time.perf_counter()
         boxes = self.preprocess(self.detector(page), page.shape, mrz_top)
@@ -116,18 +118,27 @@ class PrintedReader:
             lines: list[PrintedLine] = []
             missing = list(wanted)
             unread = list(first)
+            # A valid zone's values are looked for in the finer steps: padding is much of a line's recognition time,
+            # and they are found in print as at the coarser step. Lines read for more than that (a value missing:
+            # captions assign, and a print that contradicts the zone is told by how surely it was read) are read
+            # at the coarser step, as the rest of the page is.
+            step = FINE_WIDTH_STEP if zone_valid else WIDTH_STEP
+            read_first: list[TextBox] = []
             while unread and missing:
                 # One line at a time, each one read may be the last needed: the one fitting best the value known
                 # to be missing (the stop's search names it), so lines sized for values found already wait.
                 looked_for = {missing[0]: wanted[missing[0]]}
                 box = min(unread, key=lambda b: fit_first(b, looked_for, fits[b]))
                 unread.remove(box)
-                new = self._read(page, [box])
+                read_first.append(box)
+                new = self._read(page, [box], step=step)
                 lines += new
                 if new:
                     missing = zone_values_missing(lines, mrz_fields, today, missing)
             if missing:
                 if not zone_values_only:
+                    if step != WIDTH_STEP:
+                        lines = [line for box in read_first for line in self._read(page, [box])]
                     rest = [b for b in boxes if b not in first]
                     lines = sorted(lines + self._read(page, rest, captions), key=lambda line: (line.y0, line.x0))
             fields = self.postprocess(lines, mrz_fields, today)
@@ -257,9 +268,9 @@ class PrintedReader:
             look(new)
         return found
 
-    def _read(self, page: np.ndarray, boxes: list[TextBox], captions=()) -> list[PrintedLine]:
+    def _read(self, page: np.ndarray, boxes: list[TextBox], captions=(), step: int = WIDTH_STEP) -> list[PrintedLine]:
         """The lines' text; a long caption-sized line is read by its end alone (``caption_tail``)."""
-        return [line for line in self._read_each(page, boxes, captions) if line is not None]
+        return [line for line in self._read_each(page, boxes, captions, step) if line is not None]
 
     def _read_each(self, page: np.ndarray, boxes: list[TextBox], captions=(), step: int = WIDTH_STEP
                    ) -> list[PrintedLine | None]:
