@@ -419,7 +419,7 @@ class Pipeline:
         """(encoding or None, info): the :class:`PortraitSearch` started beside OCR (realtime), or run here
         after it (batch), both in its order: where the layout puts the portrait on the rectified page; then, on
         a page sure to hold the portrait (:func:`~docauth.pipeline.portrait.portrait_on_page`), the same places
-        more closely, else the photo, the whole page, the page turned and the photo at the larger size."""
+        more closely, else the whole page, the photo, the page turned and the photo at the larger size."""
         page = rectified(ocr) if ocr is not None else None
         leave_page = page is None or not _holds_portrait(ocr, page)
         if search is None:

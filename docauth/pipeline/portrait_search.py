@@ -12,9 +12,9 @@ class PortraitSearch:
     """The portrait search: where the layout puts the portrait on the rectified page as soon as OCR has made
     it and read its zone (:func:`~docauth.pipeline.portrait.portrait_regions`: on a
     passport's page, at its left above the zone). When no face is there: on a page OCR's read is sure holds
-    the portrait (``result(leave_page=False)``), the same places more closely; else the photo (quick sizes),
-    the whole page, then the page turned half-way and the photo at the larger size. When OCR made no page, the
-    photo, once the check asks.
+    the portrait (``result(leave_page=False)``), the same places more closely; else the whole page and the
+    photo (quick sizes), then the page turned half-way and the photo at the larger size. When OCR made no
+    page, the photo, once the check asks.
 
     ``rectified_ready`` is OCR's ``on_rectified`` callback (realtime), or called once OCR is done (batch).
     ``encode_places_timed(page, regions, closer=)`` searches the page's portrait places. ``pool`` None: each
@@ -56,14 +56,15 @@ class PortraitSearch:
         return encoding, info, ms, page
 
     def _off_page(self, page, ms):
-        encoding, info, more_ms = self._encode_timed(self._photo_image, large=False)
-        self._searched.append("photo")
+        # The whole rectified page first (its long side is ~1,000 px: the larger copy adds nothing): its face is
+        # seen square-on, which the descriptor matches better than the photo's face seen at the capture's angle.
+        encoding, info, more_ms = self._encode_timed(page, large=False)
+        self._searched.append("rectified")
         ms += more_ms
         if encoding is not None:
             return encoding, info, ms
-        # The whole rectified page at quick sizes (its long side is ~1,000 px: the larger copy adds nothing).
-        encoding, info, more_ms = self._encode_timed(page, large=False)
-        self._searched.append("rectified")
+        encoding, info, more_ms = self._encode_timed(self._photo_image, large=False)
+        self._searched.append("photo")
         ms += more_ms
         if encoding is not None:
             return encoding, info, ms
