@@ -105,4 +105,5 @@ def nearness(text: str, name: str, value: str) -> float:
 
 
 def box_of(line) -> TextBox:
+    """A read line's box, as the detector gives one (the crop it was read from)."""
     return TextBox(line.x0, line.y0, line.x1, line.y1, 1.0)

@@ -214,7 +214,7 @@ class PrintedReader:
         probe = sorted(lines, key=lambda line: line.x1 - line.x0, reverse=True)[:TURN_PROBE_LINES]
         if not probe:
             return False
-        crops = [np.ascontiguousarray(cut(page, TextBox(line.x0, line.y0, line.x1, line.y1, 1.0))[::-1, ::-1])
+        crops = [np.ascontiguousarray(cut(page, box_of(line))[::-1, ::-1])
                  for line in probe]
         turned = float(np.mean([read.confidence for read in self.recognizer(crops)]))
         return turned > float(np.mean([line.confidence for line in probe])) + TURN_MARGIN
