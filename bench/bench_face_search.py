@@ -16,14 +16,14 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+
+import paired
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_DOCS = ROOT.parent / "shared" / "data" / "real-docs"
@@ -79,28 +79,6 @@ def serve(mode: str) -> None:
 
 
 # -- the comparison -----------------------------------------------------------------------------------
-def _start(root: Path, mode: str) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=str(root), OMP_THREAD_LIMIT=os.environ.get("OMP_THREAD_LIMIT", "1"))
-    proc = subprocess.Popen([sys.executable, __file__, "--serve", "--mode", mode], cwd=root, env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    _reply(proc)
-    return proc
-
-
-def _reply(proc: subprocess.Popen) -> dict:
-    while True:
-        line = proc.stdout.readline()
-        if not line:
-            raise SystemExit(f"a checkout's process stopped (exit {proc.wait()})")
-        if line.startswith("{"):  # a library may print other lines
-            return json.loads(line)
-
-
-def _p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", type=Path, required=False, help="another checkout, measured in turn (the baseline)")
@@ -120,21 +98,14 @@ def main() -> None:
     roots = {"this": ROOT}
     if args.root is not None:
         roots = {"other": args.root.resolve(), "this": ROOT}
-    procs = {name: _start(root, args.mode) for name, root in roots.items()}
+    procs = {name: paired.start(__file__, root, "--mode", args.mode) for name, root in roots.items()}
     rows = []
     for n, key in enumerate(keys):
-        names = list(procs) if n % 2 == 0 else list(procs)[::-1]
-        out = {}
-        for name in names:
-            procs[name].stdin.write(json.dumps(key) + "\n")
-            procs[name].stdin.flush()
-            out[name] = _reply(procs[name])
+        out = paired.ask_in_turn(procs, key, n)
         rows.append((key, out))
         print(key, " | ".join(f"{name} {r['cpu_ms']:.0f} ms {'found' if r['found'] else '-'} [{r['searched']}]"
                               for name, r in out.items()), flush=True)
-    for proc in procs.values():
-        proc.stdin.close()
-        proc.wait()
+    paired.stop(procs)
     print(f"\nface CPU per check ({args.mode}), checks that searched for a face:")
     print("| set | code | checks | median ms | p95 ms | mean ms | found | face_not_found | searched |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---|")
@@ -146,7 +117,7 @@ def main() -> None:
                 continue
             cpu = [r["cpu_ms"] for r in runs]
             searched = Counter(r["searched"] for r in runs)
-            print(f"| {group} | {name} | {len(runs)} | {statistics.median(cpu):.0f} | {_p95(cpu):.0f} | "
+            print(f"| {group} | {name} | {len(runs)} | {statistics.median(cpu):.0f} | {paired.p95(cpu):.0f} | "
                   f"{statistics.mean(cpu):.0f} | {sum(r['found'] for r in runs)} | "
                   f"{sum(r['not_found'] for r in runs)} | "
                   + "; ".join(f"{s} x{c}" for s, c in searched.most_common()) + " |")
