@@ -105,6 +105,34 @@ def test_a_value_is_found_only_as_the_record_has_it():
         == "XOAB1234"  # reported as printed
 
 
+def _number_line(first: dict[str, float]):
+    """A line read "1E9876543", its first glyph's frame given ``first`` (the rest printed clearly)."""
+    import numpy as np
+
+    from docauth.ocr.printed.alignment import COLUMN, COLUMNS, DIGITS, LETTERS, LineFrames
+    from docauth.ocr.printed.assign import PrintedLine
+
+    glyphs = [first] + [{c: 0.98} for c in "E9876543"]
+    probs = np.zeros((2 * len(glyphs), len(COLUMNS)), np.float32)
+    for t, shares in enumerate(glyphs):
+        for ch, p in shares.items():
+            probs[2 * t, COLUMN[ch]] = p
+        probs[2 * t, 0] = 1.0 - probs[2 * t].sum()
+        probs[2 * t + 1, 0] = 1.0
+    return PrintedLine("1E9876543", 10, 10, 200, 30, 0.95, frames=LineFrames.from_columns(probs, LETTERS, DIGITS))
+
+
+def test_a_number_read_with_a_look_alike_is_spelled_as_the_record_where_the_recogniser_holds_its_glyph():
+    from docauth.ocr.printed.record import record_value_in
+
+    record = {"document_number": "IE9876543"}
+    ambiguous = _number_line({"1": 0.6, "I": 0.35})  # one stroke: the recogniser half sees the letter
+    assert record_value_in("document_number", [ambiguous], record, None).value == "IE9876543"
+    clear = _number_line({"1": 0.98, "I": 0.001})  # a digit drawn as a digit: the print says otherwise
+    assert record_value_in("document_number", [clear], record, None).value == "1E9876543"
+    assert record_value_in("document_number", [clear], {"document_number": "1E9876543"}, None).value == "1E9876543"
+
+
 def test_the_records_values_and_a_dates_captions():
     assert record_values({"surname": "Rossi", "date_of_birth": "not a date", "expiry_date": "20310312",
                           "nationality": "ITA"}) == {"surname": "Rossi", "expiry_date": "2031-03-12"}

@@ -22,7 +22,7 @@ from docauth.ocr.mrz import transliterate
 from docauth.ocr.printed.assign import (CAPTION_GAP, DATE_KINDS, FIELDS, FieldRead, PrintedLine, assign_by_captions,
                                         clean_name, find_in_print, parse_value)
 from docauth.ocr.printed.detection import TextBox
-from docauth.ocr.printed.known import find_aligned, other_name
+from docauth.ocr.printed.known import APART, confirms, find_aligned, glyph, other_name
 
 # What a box read to: its line, or None where it read as nothing.
 ReadBoxes = Callable[[list[TextBox]], dict[TextBox, PrintedLine | None]]
@@ -86,8 +86,25 @@ def record_value_in(name: str, lines: list[PrintedLine], expected: dict[str, str
     """The record's value of ``name`` (``expected``: the record's values) printed in ``lines``: as read, else by
     the recogniser's probabilities."""
     value = expected[name]
-    return (as_printed(name, value, find_in_print(name, value, lines, today))
-            or find_aligned(name, value, lines, record=True, others=other_name(name, expected)))
+    found = as_printed(name, value, find_in_print(name, value, lines, today))
+    if found is not None and name == "document_number":
+        found = spelled_as_record(found, value, lines)
+    return found or find_aligned(name, value, lines, record=True, others=other_name(name, expected))
+
+
+def spelled_as_record(read: FieldRead, value: str, lines: list[PrintedLine]) -> FieldRead:
+    """``read`` (a number found printed as the record has it up to O/0 and I/1) spelled as the record spells it
+    where the recogniser's own probabilities on its line hold the record's very glyphs (:func:`confirms`, whose
+    bounds no one-glyph change passes): the greedy read's pick between glyphs many print fonts draw alike is
+    then no evidence against the record's. A line whose probabilities give the record's glyph no share keeps
+    the number as printed."""
+    wanted = _alnum(value)
+    if _alnum(read.value) == wanted:
+        return read
+    line = next((ln for ln in lines if ln.box == read.box and ln.frames is not None), None)
+    if line is None or confirms(line.frames, [glyph(c) for c in wanted], APART["document_number"]) is None:
+        return read
+    return replace(read, value=re.sub(r"[^A-Z0-9\-]", "", value.upper()))
 
 
 def record_values_apart(lines: list[PrintedLine], expected: dict[str, str], today: date | None
