@@ -49,6 +49,8 @@ def test_values_are_not_captions(text):
     ("14MAR/AR87", "1987-03-14"), ("07,02.2022", "2022-02-07"), ("260CT2026", "2026-10-26"),
     ("05 0KT/OCT 1990", "1990-10-05"), ("20JAN1990", "1990-01-20"), ("12 AUGUST/AG0 74", "1974-08-12"),
     ("01JAN7JAN 85", "1985-01-01"), ("14 JAN JAN 13", "2013-01-14"),
+    ("12-DEC-1982", "1982-12-12"), ("05-MAR-87", "1987-03-05"), ("12 ΔΕΚ/DEC 82", "1982-12-12"),
+    ("10 СІЧ/JAN 1986", "1986-01-10"), ("12 LIS/OCT 1982", "1982-10-12"), ("12 LIS/NOV 1982", "1982-11-12"),
 ])
 def test_printed_dates_in_many_formats(text, iso):
     assert parse_date(text, kind="birth", today=TODAY) == iso or parse_date(text, kind="expiry", today=TODAY) == iso

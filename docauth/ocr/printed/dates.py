@@ -56,6 +56,12 @@ for _number, _names in enumerate((
     for _name in _names.split():
         MONTHS[_name] = _number
 
+# The English and French abbreviations ICAO 9303 part 3 pairs a page's own language's with (where that is not
+# English, French or Spanish): in a pair whose names disagree (Croatian LIS is October, Czech and Polish LIS
+# November), these say which month is meant.
+ICAO_ABBREVIATIONS = frozenset("JAN FEB MAR APR MAY JUN JUL AUG SEP OCT NOV DEC "
+                               "JANV FEVR MARS AVR MAI JUIN JUIL AOUT SEPT".split())
+
 _DIGITS_FOR_LETTERS = str.maketrans("OoQIl|", "000111")
 # A separator's dot may read as a comma ("07,02.2022").
 _NUMERIC = re.compile(r"(?<!\d)(\d{1,2})\s*[.,/\-]\s*(\d{1,2})\s*[.,/\-]\s*(\d{4}|\d{2})(?!\d)")
@@ -66,10 +72,12 @@ _NUMERIC_SPACED = re.compile(r"(?<!\d)(\d{1,2})(?: |\s*[./\-]\s*)(\d{1,2})(?: |\
 _NUMERIC_GLUED = re.compile(r"(?<![\d.\-/])(\d{2})[ ./\-]?(\d{2})[ ./\-]?(\d{4})(?![\d.\-/])")
 _ISO = re.compile(r"(?<!\d)(\d{4})\s*[./\-]\s*(\d{1,2})\s*[./\-]\s*(\d{1,2})(?!\d)")
 # The month in several languages ("MAR/MAR"): a translation after the first may have lost a letter ("MAR/AR"),
-# or its slash, when a space is left between two month names ("JAN JAN").
+# or its slash, when a space is left between two month names ("JAN JAN"). The first may be in a script other
+# than Latin ("ΔΕΚ/DEC"), which its translation names; day, month and year may be joined by hyphens
+# ("12-DEC-1982").
 _MONTH_NAME = "|".join(sorted(MONTHS, key=len, reverse=True))
-_NAMED = re.compile(r"(?<![0-9])(\d{1,2})\s*[.,]?\s*([A-Z]{3,9}(?:\s*[/|.,]\s*[A-Z]{2,9}|\s+(?:%s)\b)*)"
-                    r"\s*[.,/]?\s*(\d{4}|\d{2})(?!\d)" % _MONTH_NAME)
+_NAMED = re.compile(r"(?<![0-9])(\d{1,2})\s*[.,\-]?\s*([^\W\d_]{3,9}(?:\s*[/|.,]\s*[A-Z]{2,9}|\s+(?:%s)\b)*)"
+                    r"\s*[.,/\-]?\s*(\d{4}|\d{2})(?!\d)" % _MONTH_NAME)
 
 _PATTERNS = ((_ISO, "ymd"), (_NUMERIC, "dmy"), (_NAMED, "dMy"), (_NUMERIC_SPACED, "dmy"), (_NUMERIC_GLUED, "dmy"))
 
@@ -86,14 +94,19 @@ def _plain(text: str) -> str:
 
 
 def _month(word: str) -> int | None:
+    """The month a name or a pair of names gives, the English or French name deciding where the pair disagrees.
+
+    >>> _month("LIS/OCT"), _month("LIS/NOV"), _month("LIS"), _month("MAA/MAR"), _month("SEPTEMBRE/SEPT")
+    (10, 11, 11, 3, 9)
+    """
+    found: list[tuple[bool, int]] = []
     for part in re.split(r"[/|.,\s]+", word):
         part = part.replace("0", "O")
-        if part in MONTHS:
-            return MONTHS[part]
-        for size in (4, 3):
-            if len(part) > size and part[:size] in MONTHS:
-                return MONTHS[part[:size]]
-    return None
+        name = part if part in MONTHS else next(
+            (part[:size] for size in (4, 3) if len(part) > size and part[:size] in MONTHS), None)
+        if name is not None:
+            found.append((name in ICAO_ABBREVIATIONS, MONTHS[name]))
+    return next((month for icao, month in found if icao), found[0][1] if found else None)
 
 
 def _letters_in_words(plain: str) -> str:

@@ -23,7 +23,7 @@ from docauth.ocr.mrz import transliterate
 from docauth.ocr.printed.alignment import (COLUMN, DIGIT_KIND, LETTER_KIND, SEPARATORS, LineFrames, Token, align)
 from docauth.ocr.printed.assign import FieldRead, PrintedLine
 from docauth.ocr.printed.compare import strip_accents
-from docauth.ocr.printed.dates import MONTHS
+from docauth.ocr.printed.dates import ICAO_ABBREVIATIONS, MONTHS
 from docauth.ocr.printed.rows import row_runs
 
 # Bounds fitted on generated pages (`docauth synth` captures, validation seeds) against the true values and the
@@ -42,10 +42,7 @@ APART = {"surname": (LETTER_KIND,), "given_names": (LETTER_KIND,), "date_of_birt
 MIN_NUMBER = 5  # glyphs: shorter numbers are no one's document number
 _FOLDS = {"0": "0O", "O": "O0", "1": "1I", "I": "I1"}  # one glyph in many print fonts
 _SEPARATOR = Token(SEPARATORS, optional=True)
-# The month abbreviations a page pairs its own language's with (ICAO 9303 part 3 prints a second language where
-# the first is not English, French or Spanish), and how long an abbreviation so paired is at most.
-ICAO_ABBREVIATIONS = frozenset("JAN FEB MAR APR MAY JUN JUL AUG SEP OCT NOV DEC "
-                               "JANV FEVR MARS AVR MAI JUIN JUIL AOUT SEPT".split())
+# How long a month abbreviation paired with its English or French one (``ICAO_ABBREVIATIONS``) is at most.
 BILINGUAL_LETTERS = 4
 _NAME_BREAK = Token((COLUMN[" "], COLUMN["-"], COLUMN["'"]), optional=True)
 
