@@ -144,6 +144,13 @@ def test_a_zone_date_printed_month_first_is_found_and_another_century_or_day_is_
     assert find_in_print("expiry_date", "1994-11-01", lines).value == "1994-11-01"
     assert find_in_print("date_of_birth", "1999-01-01", lines) is None  # 2999 is no 1999
     assert find_in_print("date_of_birth", "1949-10-05", lines) is None
+    # Spaces for the separators, or none read: the zone's day so written, never inside a longer run of digits.
+    assert find_in_print("date_of_birth", "1970-06-17", [_line("06 17 70", 10, 10, 90, 30)]).value == "1970-06-17"
+    assert find_in_print("date_of_birth", "1970-06-17", [_line("061770", 10, 10, 90, 30)]).value == "1970-06-17"
+    for other in ("1 06 17 70", "06 17 70 12", "10617701", "06 17 71"):
+        assert find_in_print("date_of_birth", "1970-06-17", [_line(other, 10, 10, 90, 30)]) is None, other
+    # A day that could be a month: the digits read day first are another day.
+    assert find_in_print("date_of_birth", "1970-06-10", [_line("06 10 70", 10, 10, 90, 30)]) is None
 
 
 def test_a_name_of_two_words_printed_over_two_lines_is_found():
@@ -228,6 +235,20 @@ def _passport_page_and_zone():
     zone = parse_mrz(doc.mrz)
     assert zone.valid
     return doc, zone
+
+
+def test_a_zones_own_lines_are_never_taken_for_its_values_print(printed_reader):
+    from docauth.ocr.mrz import parse_mrz
+    from docauth.synth.documents import render_document
+    from docauth.synth.seeds import TESTS
+
+    back = render_document("td1_back", TESTS.nth(5))
+    zone = parse_mrz(back.mrz)
+    # Where the zone is on the page is not told (a sheet taken whole): its lines are read with the rest.
+    read = printed_reader(back.image, mrz_fields=zone.fields)
+    assert any("<<" in line.text for line in read.lines)
+    zone_rows = back.image.shape[0] * 0.6
+    assert all(field.box[1] < zone_rows for field in read.fields.values()), read.export()
 
 
 def test_reads_the_printed_fields_of_a_generated_passport_page(printed_reader):

@@ -482,20 +482,22 @@ def _mrz_top(mrz: MRZResult | None) -> float | None:
 def _prints_nothing_more(mrz: MRZResult | None, side: str | None, page_shape) -> bool:
     """Is the page one card's back? A TD1 zone is on the back (unless the side model saw a front), which prints
     none of the fields the zone does not already carry; but a page in other proportions than one card holds
-    more (both sides of the card scanned on one sheet), and is read.
+    more (both sides of the card scanned on one sheet), and is read. So is an upright page taller than wide, in
+    whatever proportions: a card's zone runs along its long side, so such a page holds more than one card (the
+    sides stacked on a sheet, the sheet taken whole).
 
     >>> from docauth.ocr.mrz import parse_mrz
     >>> back = parse_mrz(["I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6",
     ...                   "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"])
     >>> _prints_nothing_more(back, "back", (540, 856, 3)), _prints_nothing_more(back, "back", (1080, 856, 3))
     (True, False)
-    >>> _prints_nothing_more(back, "front", (540, 856, 3))
-    False
+    >>> _prints_nothing_more(back, "front", (540, 856, 3)), _prints_nothing_more(back, "back", (1000, 704, 3))
+    (False, False)
     """
     if side == "front" or mrz is None or mrz.type != "TD1" or not getattr(mrz, "structure_ok", False):
         return False
     height, width = page_shape[:2]
-    return _td1_like(width, height, ONE_CARD_ASPECT_SLACK)
+    return width > height and _td1_like(width, height, ONE_CARD_ASPECT_SLACK)
 
 
 def _small_for_search(corners, shape) -> bool:

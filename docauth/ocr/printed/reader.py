@@ -301,12 +301,22 @@ class PrintedReader:
             assign_number_by_shape(lines, fields, today)
         for name in FIELDS:
             if mrz_fields.get(name):
-                found = find_in_print(name, mrz_fields[name], lines, today)
-                if found is None:  # the greedy reads miss it: the recogniser's probabilities may still say it
-                    found = find_aligned(name, mrz_fields[name], lines, others=other_name(name, mrz_fields))
+                found = zone_value_in(name, lines, mrz_fields, today)
                 if found is not None:
                     fields[name] = found
         return fields
+
+
+def off_zone(lines: list[PrintedLine]) -> list[PrintedLine]:
+    """The lines but the MRZ's own, read with the print where the zone's place on the page is not known (a sheet
+    taken whole): the zone spells every value it encodes, so its values are never looked for on its own lines.
+    Its fillers run in twos and more, which no printed field does.
+
+    >>> [line.text for line in off_zone([PrintedLine(t, 0, 0, 9, 9, 1.0) for t in
+    ...  ("A30S08504340101<9108<<<", "GONZALEZ<HENDEZ<<CRISTINA", "<A> 12", "A085043401")])]
+    ['<A> 12', 'A085043401']
+    """
+    return [line for line in lines if "<<" not in line.text]
 
 
 def zone_values_missing(lines: list[PrintedLine], mrz_fields: dict, today: date | None, order: list[str]
@@ -321,7 +331,9 @@ def zone_values_missing(lines: list[PrintedLine], mrz_fields: dict, today: date 
 
 
 def zone_value_in(name: str, lines: list[PrintedLine], mrz_fields: dict, today: date | None) -> FieldRead | None:
-    """The zone's value of ``name`` printed in ``lines``: as read, else by the recogniser's probabilities."""
+    """The zone's value of ``name`` printed in ``lines`` (the zone's own lines aside): as read, else (the greedy
+    reads miss it) by the recogniser's probabilities."""
+    lines = off_zone(lines)
     read = find_in_print(name, mrz_fields[name], lines, today)
     if read is None:
         read = find_aligned(name, mrz_fields[name], lines, others=other_name(name, mrz_fields))
