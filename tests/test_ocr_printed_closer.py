@@ -87,3 +87,24 @@ def test_a_generated_passport_page_captured_small_gives_a_zone_value_only_on_a_c
     monkeypatch.setattr(PrintedReader, "_found_closer", lambda self, *args: {})
     first = printed_reader(page, mrz_top=mrz_top, mrz_fields=zone.fields)
     assert "surname" not in first.fields or first.fields["surname"].how != "mrz"
+
+
+def test_a_card_back_by_its_zone_that_prints_none_of_its_values_is_not_looked_at_closer(printed_reader, monkeypatch):
+    from docauth.ocr.printed.reader import PrintedReader
+
+    looked = []
+    real = PrintedReader._found_closer
+    monkeypatch.setattr(PrintedReader, "_found_closer",
+                        lambda self, page, boxes, lines, unfound, *args: looked.append(set(unfound)) or real(
+                            self, page, boxes, lines, unfound, *args))
+    zone = {"surname": "ROSSI", "date_of_birth": "1971-03-12", "document_number": "AA0000000"}
+    back = _page([(_squeezed_line("Height 170 cm", 1.0), 100, 100), (_squeezed_line("Authority BERN", 1.0), 100, 200)])
+    printed_reader(back, mrz_fields=zone, zone_side=True)
+    assert looked == []  # the zone's side showing none of its values: a back
+    printed_reader(back, mrz_fields=zone)
+    assert looked == [set(zone)]  # a page the side model and the shape leave open is looked at closer
+    # A card printing its zone on its front shows its values: the one the read missed is looked for closer.
+    front = _page([(_squeezed_line("ROSSI", 1.0), 100, 100), (_squeezed_line("12.03.1971", 1.0), 100, 200),
+                   (_squeezed_line("AA0000000", 0.6), 600, 100)])
+    read = printed_reader(front, mrz_fields=zone, zone_side=True)
+    assert looked[-1] == {"document_number"} and read.fields["document_number"].value == "AA0000000"

@@ -289,7 +289,8 @@ class DocumentReader:
         if self.printed is not None and not _prints_nothing_more(mrz, side, upright.shape):
             t = time.perf_counter()
             printed = self.printed(upright, mrz_top=_mrz_top(mrz), mrz_fields=_zone_fields(mrz), record=expected,
-                                   zone_valid=mrz is not None and mrz.valid)
+                                   zone_valid=mrz is not None and mrz.valid,
+                                   zone_side=_prints_nothing_more(mrz, None, upright.shape))
             timings["viz_ms"] = (time.perf_counter() - t) * 1000
             if mrz is None and _poor_read(printed):
                 t = time.perf_counter()

@@ -87,18 +87,22 @@ class PrintedReader:
 
     def __call__(self, upright_rgb: np.ndarray, *, mrz_top: float | None = None, mrz_fields: dict | None = None,
                  today: date | None = None, zone_values_only: bool = False, record: dict | None = None,
-                 zone_valid: bool = False) -> PrintedRead:
+                 zone_valid: bool = False, zone_side: bool = False) -> PrintedRead:
         """``zone_values_only``: look only for the MRZ's values, in the few lines whose size fits them (a page
         that may not be the document's at all is not read whole). ``record``: the person the document should
         belong to (a 1:1 check); where no zone gives values, print is searched for the record's first
         (:mod:`docauth.ocr.printed.record`) and read whole only when they are not all found. ``zone_valid``: the
         zone passed its check digits, so its values found in print are all its lines are read for (an invalid
-        zone's names and number are also settled on the lines read)."""
+        zone's names and number are also settled on the lines read). ``zone_side``: the page is one card with its
+        TD1 zone (a back by its shape and the zone, whatever the side model saw): where its read finds none of the
+        zone's values, they are not looked for closer."""
         return self.forward(upright_rgb, mrz_top=mrz_top, mrz_fields=mrz_fields or {}, today=today,
-                            zone_values_only=zone_values_only, record=record, zone_valid=zone_valid)
+                            zone_values_only=zone_values_only, record=record, zone_valid=zone_valid,
+                            zone_side=zone_side)
 
     def forward(self, page: np.ndarray, *, mrz_top: float | None, mrz_fields: dict, today: date | None,
-                zone_values_only: bool = False, record: dict | None = None, zone_valid: bool = False) -> PrintedRead:
+                zone_values_only: bool = False, record: dict | None = None, zone_valid: bool = False,
+                zone_side: bool = False) -> PrintedRead:
         timings: dict = {}
         t = time.perf_counter()
         boxes = self.preprocess(self.detector(page), page.shape, mrz_top)
@@ -148,7 +152,9 @@ class PrintedReader:
                 fields.update(self._found_across(page, boxes, unfound, mrz_fields, today))
                 unfound = {name: value for name, value in unfound.items()
                            if name not in fields or fields[name].how != "mrz"}
-            if unfound:
+            # One card's page with its zone, on which the read found none of the zone's values, is the card's back,
+            # which prints none: a card printing its zone on its front prints its values there too, some found.
+            if unfound and not (zone_side and len(unfound) == len(wanted)):
                 fields.update(self._found_closer(page, boxes, lines, unfound, mrz_top, mrz_fields, today))
             if zone_values_only:
                 fields = {name: read for name, read in fields.items() if read.how == "mrz"}
