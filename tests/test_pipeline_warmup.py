@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from docauth.classifiers.stage import Classification
 from docauth.config import Settings
 from docauth.pipeline import Pipeline
-from docauth.classifiers.stage import Classification
 from docauth.pipeline.warmup import warmup_document, warmup_image
 from pipeline_support import FieldsReader, RuleClassifier
 
