@@ -76,22 +76,24 @@ def test_realtime_gate_has_no_turns():
                     pass
 
 
-def test_throughput_shares_the_cores_between_workers_and_keeps_an_operators_value():
+def test_workers_share_the_cores_in_both_modes_and_keep_an_operators_value():
     from docauth.config import Settings
     from docauth.runtime.probe import cpu_facts
     from docauth.service.server import default_workers, share_cores
 
     cores, _ = cpu_facts()
     assert default_workers("throughput") == min(2 * cores, 16)
-    env = {}
+    share = str(max(1, cores // 2))
+    for mode in ("throughput", "realtime"):
+        env = {}
+        share_cores(Settings.load(environ={}, mode=mode), 2, environ=env)
+        assert env == {"DOCAUTH_PROCESS_THREADS": share, "OPENCV_FOR_THREADS_NUM": share}, mode
+    env = {"DOCAUTH_PROCESS_THREADS": "3", "OPENCV_FOR_THREADS_NUM": "5"}
     share_cores(Settings.load(environ={}, mode="throughput"), 2, environ=env)
-    assert env == {"DOCAUTH_PROCESS_THREADS": str(max(1, cores // 2))}
-    env = {"DOCAUTH_PROCESS_THREADS": "3"}
-    share_cores(Settings.load(environ={}, mode="throughput"), 2, environ=env)
-    assert env["DOCAUTH_PROCESS_THREADS"] == "3"
+    assert env == {"DOCAUTH_PROCESS_THREADS": "3", "OPENCV_FOR_THREADS_NUM": "5"}
     env = {}
-    share_cores(Settings.load(environ={}, mode="realtime"), 2, environ=env)
-    assert env == {}
+    share_cores(Settings.load(environ={}, mode="realtime"), 1, environ=env)  # the kiosk: every core
+    assert env == {"DOCAUTH_PROCESS_THREADS": str(cores), "OPENCV_FOR_THREADS_NUM": str(cores)}
 
 
 # -- the real server ----------------------------------------------------------------------------------------

@@ -9,8 +9,7 @@ Worker layout by mode (2-core machine defaults; ``--workers`` overrides):
 
 * ``realtime``: one process per core, 2 threads each (one check at a time per
   process at the lowest latency, the second thread keeps /healthz answering).
-* ``throughput``: two processes per physical core (the probe's count), each
-  process's models on one thread (``DOCAUTH_PROCESS_THREADS``). A worker
+* ``throughput``: two processes per physical core (the probe's count). A worker
   admits up to ``max_inflight_checks`` checks (503 beyond) and runs
   ``running_checks`` of them at once; their classifier calls meet in the
   micro-batcher. Processes, not threads, carry the load: a check is mostly
@@ -18,6 +17,10 @@ Worker layout by mode (2-core machine defaults; ``--workers`` overrides):
   interpreter lock, so a worker uses about one core. Two per core, because a
   connection stays with the worker that accepted it: with one per core, an
   uneven split leaves a core idle while the other worker's queue waits.
+
+In both modes each process's models and OpenCV run on its share of the
+physical cores (``DOCAUTH_PROCESS_THREADS``, ``OPENCV_FOR_THREADS_NUM``): one
+thread each with several workers on 2 cores, every core for the kiosk's one.
 """
 
 from __future__ import annotations
@@ -37,6 +40,9 @@ from docauth.runtime.ort_env import TELEMETRY_ENV
 from docauth.runtime.probe import cpu_facts
 from docauth.runtime.threading import PROCESS_THREADS_ENV
 from docauth.service import gunicorn_conf
+
+# OpenCV sizes its parallel loops' pool from this when it first runs one (in the worker, after the fork).
+OPENCV_THREADS_ENV = "OPENCV_FOR_THREADS_NUM"
 from docauth.store import Store
 
 
@@ -54,12 +60,16 @@ def default_threads(settings: Settings) -> int:
 
 
 def share_cores(settings: Settings, workers: int, environ=None) -> None:
-    """Throughput mode: each worker's share of the physical cores, put in the environment the workers inherit
-    (their models' thread pools are sized to it); an operator's own setting is kept."""
+    """Each worker's share of the physical cores (cores // workers, at least one), put in the environment the
+    workers and their face processes inherit: their models' thread pools and OpenCV's are sized to it, so the
+    workers together start no more threads than there are cores (idle pool threads spin). An operator's own
+    settings are kept; one worker (the kiosk) keeps every core."""
     environ = os.environ if environ is None else environ
-    if settings.mode == "throughput" and not environ.get(PROCESS_THREADS_ENV, "").strip():
-        cores, _ = cpu_facts()
-        environ[PROCESS_THREADS_ENV] = str(max(1, cores // max(1, workers)))
+    cores, _ = cpu_facts()
+    share = str(max(1, cores // max(1, workers)))
+    for key in (PROCESS_THREADS_ENV, OPENCV_THREADS_ENV):
+        if not environ.get(key, "").strip():
+            environ[key] = share
 
 
 def gunicorn_options(settings: Settings, *, host: str, port: int, workers: int, threads: int,
