@@ -16,13 +16,13 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import platform
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
 import paired
+from doc_section import cpu_name
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data"
@@ -102,16 +102,6 @@ def _table(summary: list[dict], names: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _cpu_name() -> str:
-    """The CPU's model name as Linux reports it (host speeds differ: only same-run ratios compare)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine()
-
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -152,7 +142,7 @@ def main() -> None:
               and (out[names[0]].get("decision"), out[names[0]].get("reasons"))
               != (out[names[1]].get("decision"), out[names[1]].get("reasons"))]
     when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    cpu = _cpu_name()
+    cpu = cpu_name()
     note = (f"Least CPU ms of {args.rounds} rounds a check, whole check with the holder's record, realtime mode, "
             f"one thread; generated: {args.generated} captures of seed {args.seed}. {when}, {cpu}. "
             f"Answers that differ between the builds: {len(differ) if len(names) == 2 else '-'}.")

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
-import platform
 import re
 import sys
 import time
@@ -33,15 +32,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ["TF_NUM_INTRAOP_THREADS"] = "1"
 os.environ["TF_NUM_INTEROP_THREADS"] = "1"
 
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
+from doc_section import cpu_name  # noqa: E402  (bench/ is on the path from here)
 
 
 def _cpu_seconds() -> float:
@@ -198,7 +189,7 @@ def section(speed, spec, peye, n_images, eval_json=None, fresh_eval_json=None) -
         lines.append(f"| seed {fresh['seed']} (untuned): MRZ; surname / birth / number | "
                      f"{fresh['mrz_exact_rate']}; {_three(fresh['fields'], lambda v: v['exact_rate'])} | |")
     seeds = [_relative(p) for p in (eval_json, fresh_eval_json) if p]
-    lines += ["", f"Measured {dt.date.today().isoformat()} on {_cpu_name()}, one core pinned, load average "
+    lines += ["", f"Measured {dt.date.today().isoformat()} on {cpu_name()}, one core pinned, load average "
                   f"{speed['load']:.1f}." + (f" Every rate and miss: {', '.join(seeds)}." if seeds else ""),
               "<!-- ocr:end -->"]
     return "\n".join(lines) + "\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import platform
 from pathlib import Path
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
@@ -16,3 +17,14 @@ def write_section(markdown: str, begin: str, end: str, path: Path = BENCHMARKS) 
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
     path.write_text(text, encoding="utf-8")
+
+
+def cpu_name() -> str:
+    """The CPU's model name as Linux reports it, for the machine a table names (hosts differ in speed)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()

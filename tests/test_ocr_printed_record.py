@@ -107,19 +107,11 @@ def test_a_value_is_found_only_as_the_record_has_it():
 
 def _number_line(first: dict[str, float]):
     """A line read "1E9876543", its first glyph's frame given ``first`` (the rest printed clearly)."""
-    import numpy as np
-
-    from docauth.ocr.printed.alignment import COLUMN, COLUMNS, DIGITS, LETTERS, LineFrames
     from docauth.ocr.printed.assign import PrintedLine
+    from printed_support import frames_of
 
     glyphs = [first] + [{c: 0.98} for c in "E9876543"]
-    probs = np.zeros((2 * len(glyphs), len(COLUMNS)), np.float32)
-    for t, shares in enumerate(glyphs):
-        for ch, p in shares.items():
-            probs[2 * t, COLUMN[ch]] = p
-        probs[2 * t, 0] = 1.0 - probs[2 * t].sum()
-        probs[2 * t + 1, 0] = 1.0
-    return PrintedLine("1E9876543", 10, 10, 200, 30, 0.95, frames=LineFrames.from_columns(probs, LETTERS, DIGITS))
+    return PrintedLine("1E9876543", 10, 10, 200, 30, 0.95, frames=frames_of(glyphs))
 
 
 def test_a_number_read_with_a_look_alike_is_spelled_as_the_record_where_the_recogniser_holds_its_glyph():
