@@ -173,9 +173,9 @@ class Pipeline:
         for name, stage, run in (("classify", self.classifier, lambda: self.classifier([image])),
                                  ("ocr", self.reader, lambda: self.reader(image)),
                                  ("face", self.faces, lambda: self.faces.encode(image))):
-            record = result.stages.get(name) if result is not None else None
             if stage is None:
                 continue
+            record = result.stages.get(name) if result is not None else None
             if record is not None and record.status != "skipped":
                 timings[name] = result.timings_ms.get(name, 0.0)
                 continue

@@ -40,10 +40,10 @@ from docauth.runtime.ort_env import TELEMETRY_ENV
 from docauth.runtime.probe import cpu_facts
 from docauth.runtime.threading import PROCESS_THREADS_ENV
 from docauth.service import gunicorn_conf
+from docauth.store import Store
 
 # OpenCV sizes its parallel loops' pool from this when it first runs one (in the worker, after the fork).
 OPENCV_THREADS_ENV = "OPENCV_FOR_THREADS_NUM"
-from docauth.store import Store
 
 
 def default_workers(mode: str) -> int:
