@@ -3,6 +3,8 @@ it in a batch check, the same looks in the same order."""
 
 from __future__ import annotations
 
+from concurrent.futures import Future
+
 import numpy as np
 
 from docauth.pipeline.portrait import portrait_regions
@@ -39,8 +41,9 @@ class PortraitSearch:
     def rectified_ready(self, upright, zone=None) -> None:
         """``zone``: the page's MRZ as read (its ``zone_top`` and ``type``), or None."""
         self._upright = upright
-        if self._pool is None:
-            self._followup = _Done(self._on_page(upright, zone))
+        if self._pool is None:  # the look runs here, and is read as a pool's future is
+            self._followup = Future()
+            self._followup.set_result(self._on_page(upright, zone))
         else:
             self._followup = self._pool.submit(self._on_page, upright, zone)
 
@@ -111,12 +114,3 @@ class PortraitSearch:
         info["searched"] = self.searched
         return encoding, info, ms
 
-
-class _Done:
-    """A look already run in the caller's thread, read as a pool's future is."""
-
-    def __init__(self, value):
-        self._value = value
-
-    def result(self):
-        return self._value
