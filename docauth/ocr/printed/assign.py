@@ -107,9 +107,14 @@ def clean_name(text: str) -> str | None:
     return kept or None
 
 
+def number_text(text: str) -> str:
+    """A number's letters, digits and hyphens, upper case, all else (spaces, dots) dropped."""
+    return re.sub(r"[^A-Z0-9\-]", "", text.upper())
+
+
 def clean_number(text: str) -> str | None:
     """A document number: letters, digits and inner hyphens, spaces dropped; 5 to 18 characters with a digit."""
-    kept = re.sub(r"[^A-Z0-9\-]", "", text.upper()).strip("-")
+    kept = number_text(text).strip("-")
     if not 5 <= len(kept) <= 18 or not any(c.isdigit() for c in kept):
         return None
     return kept

@@ -21,7 +21,7 @@ import re
 
 from docauth.ocr.mrz import transliterate
 from docauth.ocr.printed.alignment import (COLUMN, DIGIT_KIND, LETTER_KIND, SEPARATORS, LineFrames, Token, align)
-from docauth.ocr.printed.assign import FieldRead, PrintedLine
+from docauth.ocr.printed.assign import FieldRead, PrintedLine, number_text
 from docauth.ocr.printed.compare import strip_accents
 from docauth.ocr.printed.dates import ICAO_ABBREVIATIONS, MONTHS
 from docauth.ocr.printed.rows import row_runs
@@ -245,6 +245,6 @@ def _reported(name: str, value: str, record: bool) -> str:
     if name in ("date_of_birth", "expiry_date"):
         return value
     if name == "document_number":
-        return re.sub(r"[^A-Z0-9\-]", "", value.upper()) if record else re.sub(r"[^A-Z0-9]", "", value.upper())
+        return number_text(value) if record else re.sub(r"[^A-Z0-9]", "", value.upper())
     return " ".join(value.upper().split()) if record else " ".join(_words(transliterate(value.upper())))
 

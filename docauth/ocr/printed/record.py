@@ -20,7 +20,7 @@ from typing import Callable, Mapping
 from docauth.dates import parse_date
 from docauth.ocr.mrz import transliterate
 from docauth.ocr.printed.assign import (CAPTION_GAP, DATE_KINDS, FIELDS, FieldRead, PrintedLine, assign_by_captions,
-                                        clean_name, find_in_print, parse_value)
+                                        clean_name, find_in_print, number_text, parse_value)
 from docauth.ocr.printed.detection import TextBox
 from docauth.ocr.printed.known import APART, confirms, find_aligned, glyph, other_name
 
@@ -104,7 +104,7 @@ def spelled_as_record(read: FieldRead, value: str, lines: list[PrintedLine]) -> 
     line = next((ln for ln in lines if ln.box == read.box and ln.frames is not None), None)
     if line is None or confirms(line.frames, [glyph(c) for c in wanted], APART["document_number"]) is None:
         return read
-    return replace(read, value=re.sub(r"[^A-Z0-9\-]", "", value.upper()))
+    return replace(read, value=number_text(value))
 
 
 def record_values_apart(lines: list[PrintedLine], expected: dict[str, str], today: date | None
@@ -141,7 +141,7 @@ def as_printed(name: str, value: str, read: FieldRead | None) -> FieldRead | Non
             return None
         # As printed, its inner hyphens kept ("000-0011157-02"), spaces dropped.
         span = read.text.upper()[kept[at]:kept[at + len(wanted) - 1] + 1]
-        return replace(read, value=re.sub(r"[^A-Z0-9\-]", "", span))
+        return replace(read, value=number_text(span))
     printed, wanted = _letters(clean_name(read.text) or ""), _letters(value)
     return read if wanted and wanted in printed else None
 
