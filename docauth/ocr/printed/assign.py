@@ -549,7 +549,7 @@ def _find_in_lines(name: str, mrz_value: str, lines: list[PrintedLine]) -> Field
         # and all, is that day.
         month_first = re.compile(r"(?<![\d.\-/])%s\s*([./\-])\s*%s\s*\1\s*(19|20)?%s(?![\d.\-/])"
                                  % (mrz_value[5:7], mrz_value[8:10], mrz_value[2:4]))
-        # Spaces alone may stand for the separators ("06 17 70"), or none be read ("061770"), where the day is no
+        # Spaces alone may stand for the separators ("07 23 85"), or none be read ("072385"), where the day is no
         # month, so the digits read day first are no date (bare DDMMYY is ``compact``'s), and are no part of a
         # longer run of digits (an empty group in the separator's place keeps the century the second group).
         month_spaced = re.compile(r"(?<![\d.\-/])(?<!\d\s)%s\s*%s\s*(?P<sep>)(19|20)?%s(?![\d.\-/])(?!\s\d)"

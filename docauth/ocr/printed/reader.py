@@ -319,8 +319,8 @@ def off_zone(lines: list[PrintedLine]) -> list[PrintedLine]:
     Its fillers run in twos and more, which no printed field does.
 
     >>> [line.text for line in off_zone([PrintedLine(t, 0, 0, 9, 9, 1.0) for t in
-    ...  ("A30S08504340101<9108<<<", "GONZALEZ<HENDEZ<<CRISTINA", "<A> 12", "A085043401")])]
-    ['<A> 12', 'A085043401']
+    ...  ("I<UTOD231458907<<<<<<<<<<<<<<<", "ERIKSSON<<ANNA<MARIA<<<<<<<<<<", "<A> 12", "D23145890")])]
+    ['<A> 12', 'D23145890']
     """
     return [line for line in lines if "<<" not in line.text]
 
