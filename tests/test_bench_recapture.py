@@ -1,0 +1,51 @@
+"""bench/recapture.py: every transform is deterministic by seed and keeps the whole document in the frame, and
+the comparison with the untransformed line counts the row-measures lost and gained."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+import recapture  # noqa: E402  (bench/recapture.py: numpy and OpenCV at import, docauth inside main)
+
+from docauth.training.real import Case  # noqa: E402
+
+
+def page(height=300, width=420) -> np.ndarray:
+    """A made-up dark page with a bright border, so its extent can be found again after a transform."""
+    image = np.full((height, width, 3), 40, np.uint8)
+    image[:6], image[-6:], image[:, :6], image[:, -6:] = 250, 250, 250, 250
+    return image
+
+
+def test_each_transform_is_the_same_for_the_same_seed_and_keeps_the_document():
+    source = page()
+    case = Case("made-up", "page.png", lambda: source, "open")
+    for name in recapture.TRANSFORMS:
+        first = recapture.recaptured(case, name, 7, 3).load()
+        again = recapture.recaptured(case, name, 7, 3).load()
+        assert np.array_equal(first, again), name
+        assert first.dtype == np.uint8 and first.ndim == 3, name
+        # the page's dark body survives whole: nothing of the document is cut by the frame
+        dark = (first.max(axis=2) < 60).sum()
+        assert dark > 0.8 * (source.max(axis=2) < 60).sum(), name
+    assert recapture.recaptured(case, "rot90", 7, 3).load().shape == (420, 300, 3)
+
+
+def test_a_photo_leaves_background_on_every_side():
+    source = page()
+    case = Case("made-up", "page.png", lambda: source, "open")
+    for index in range(5):
+        photo = recapture.recaptured(case, "photo_plain", 11, index).load()
+        bright = photo.min(axis=2) > 200  # the page's bright border, where it lies in the photo
+        ys, xs = np.nonzero(bright)
+        assert ys.min() > 0 and xs.min() > 0 and ys.max() < photo.shape[0] - 1 and xs.max() < photo.shape[1] - 1
+
+
+def test_compare_counts_row_measures_lost_and_gained():
+    base = {"outcome": {"a": {"document": True, "mrz": True, "surname": False}, "b": {"document": True, "mrz": None}}}
+    other = {"outcome": {"a": {"document": True, "mrz": False, "surname": True}, "b": {"document": False, "mrz": None}}}
+    lost, gained = recapture.compare(base, other)
+    assert lost == ["a:mrz", "b:document"] and gained == ["a:surname"]
