@@ -35,7 +35,7 @@ def test_captions_name_their_field_in_many_languages_and_misreads(text, field):
     assert match is not None and match.field == field, match
 
 
-@pytest.mark.parametrize("text", ["SPECIMEN", "MARIA", "ROSSI", "31.12.2000", "AP1234567", "BUENOS AIRES", "PASSPORT"])
+@pytest.mark.parametrize("text", ["SPECIMEN", "MARIA", "ROSSI", "31.12.2000", "AP7305918", "BUENOS AIRES", "PASSPORT"])
 def test_values_are_not_captions(text):
     match = label_field(text)
     assert match is None or match.field is None, match
@@ -43,10 +43,10 @@ def test_values_are_not_captions(text):
 
 @pytest.mark.parametrize("text,iso", [
     ("12 DEC/DÉC 82", "1982-12-12"), ("12 JAN 1982", "1982-01-12"), ("12.12.1982", "1982-12-12"),
-    ("04 BEA/MAY 1988", "1988-05-04"), ("10 MAA/MAR 1965", "1965-03-10"), ("22 FEB/FEB 78", "1978-02-22"),
-    ("1ENE/JAN 68", "1968-01-01"), ("01 ABR/APR 2031", "2031-04-01"), ("23.APR/APR 56", "1956-04-23"),
-    ("28.06 1985", "1985-06-28"), ("28 06.1985", "1985-06-28"), ("0108-2021", "2021-08-01"),
-    ("14MAR/AR87", "1987-03-14"), ("07,02.2022", "2022-02-07"), ("260CT2026", "2026-10-26"),
+    ("19 BEA/MAY 1993", "1993-05-19"), ("17 MAA/MAR 1972", "1972-03-17"), ("15 FEB/FEB 81", "1981-02-15"),
+    ("7ENE/JAN 74", "1974-01-07"), ("19 ABR/APR 2034", "2034-04-19"), ("16.APR/APR 59", "1959-04-16"),
+    ("19.07 1987", "1987-07-19"), ("19 07.1987", "1987-07-19"), ("1709-2023", "2023-09-17"),
+    ("26MAR/AR91", "1991-03-26"), ("07,02.2022", "2022-02-07"), ("260CT2026", "2026-10-26"),
     ("05 0KT/OCT 1990", "1990-10-05"), ("20JAN1990", "1990-01-20"), ("12 AUGUST/AG0 74", "1974-08-12"),
     ("01JAN7JAN 85", "1985-01-01"), ("14 JAN JAN 13", "2013-01-14"),
     ("12-DEC-1982", "1982-12-12"), ("05-MAR-87", "1987-03-05"), ("12 ΔΕΚ/DEC 82", "1982-12-12"),
@@ -60,12 +60,12 @@ def test_a_value_is_found_below_or_beside_its_caption():
     lines = with_labels([
         _line("1. Name/Surname", 100, 100, 260, 114), _line("SPECIMEN", 100, 118, 230, 140),
         _line("2. Vorname/Given name", 100, 160, 300, 174), _line("MARIA", 100, 178, 170, 200),
-        _line("Date of birth 01.08.1995", 400, 100, 640, 114),
-        _line("Document number", 400, 160, 560, 174), _line("AA0000000", 580, 158, 700, 176),
+        _line("Date of birth 17.04.1986", 400, 100, 640, 114),
+        _line("Document number", 400, 160, 560, 174), _line("AK4071359", 580, 158, 700, 176),
     ])
     fields = assign_by_captions(lines, TODAY)
     assert {name: f.value for name, f in fields.items()} == {
-        "surname": "SPECIMEN", "given_names": "MARIA", "date_of_birth": "1995-08-01", "document_number": "AA0000000"}
+        "surname": "SPECIMEN", "given_names": "MARIA", "date_of_birth": "1986-04-17", "document_number": "AK4071359"}
     assert all(f.sure and f.how == "label" for f in fields.values())
 
 
@@ -73,26 +73,26 @@ def test_a_number_printed_without_a_caption_is_found_by_its_shape_and_never_sure
     from docauth.ocr.printed.assign import assign_number_by_shape
 
     lines = with_labels([
-        _line("IDENTITY CARD", 100, 40, 300, 60), _line("L01X00T47", 580, 38, 700, 60),
+        _line("IDENTITY CARD", 100, 40, 300, 60), _line("K01V00R53", 580, 38, 700, 60),
         _line("1. Name/Surname", 100, 100, 260, 114), _line("SPECIMEN", 100, 118, 230, 140),
-        _line("Date of birth", 400, 100, 560, 114), _line("01081995", 400, 118, 500, 140),
-        _line("03 03 1963", 400, 160, 520, 180), _line("938568", 600, 300, 680, 320),
-        _line("2806985505145", 400, 200, 580, 220),
+        _line("Date of birth", 400, 100, 560, 114), _line("17041986", 400, 118, 500, 140),
+        _line("05 05 1971", 400, 160, 520, 180), _line("938568", 600, 300, 680, 320),
+        _line("2309984505137", 400, 200, 580, 220),
     ])
     fields = assign_by_captions(lines, TODAY)
     assign_number_by_shape(lines, fields, TODAY)
     number = fields["document_number"]
-    assert (number.value, number.how, number.sure) == ("L01X00T47", "layout", False)
+    assert (number.value, number.how, number.sure) == ("K01V00R53", "layout", False)
     # dates, a card access number (6 digits), a personal number (13) and words are no document number
-    rest = [line for line in lines if line.text != "L01X00T47"]
+    rest = [line for line in lines if line.text != "K01V00R53"]
     fields = assign_by_captions(rest, TODAY)
     assign_number_by_shape(rest, fields, TODAY)
     assert "document_number" not in fields
     # a number under its caption is the caption's, whatever else is printed
-    captioned = with_labels([*lines, _line("Document number", 100, 200, 260, 214), _line("AA0000000", 100, 218, 230, 240)])
+    captioned = with_labels([*lines, _line("Document number", 100, 200, 260, 214), _line("AK4071359", 100, 218, 230, 240)])
     fields = assign_by_captions(captioned, TODAY)
     assign_number_by_shape(captioned, fields, TODAY)
-    assert fields["document_number"].value == "AA0000000" and fields["document_number"].how == "label"
+    assert fields["document_number"].value == "AK4071359" and fields["document_number"].how == "label"
 
 
 def test_a_value_read_unsurely_is_not_sure():
@@ -101,32 +101,32 @@ def test_a_value_read_unsurely_is_not_sure():
 
 
 def test_the_mrz_values_are_found_in_print_whatever_their_captions():
-    lines = [_line("Familyoam:/Non", 10, 10, 90, 20), _line("CITIZEN", 10, 22, 90, 40),
-             _line("04MAY1991", 10, 50, 90, 66), _line("RA 0123456", 200, 10, 300, 30),
-             _line("ØSTENBYEN", 10, 80, 120, 100)]
-    assert find_in_print("surname", "CITIZEN", lines).value == "CITIZEN"
-    assert find_in_print("date_of_birth", "1991-05-04", lines).text == "04MAY1991"
-    assert find_in_print("document_number", "RA0123456", lines).value == "RA0123456"
-    assert find_in_print("surname", "OSTENBYEN", lines).value == "ØSTENBYEN"  # either transliteration
-    assert find_in_print("surname", "OESTENBYEN", lines).value == "ØSTENBYEN"
+    lines = [_line("Familyoam:/Non", 10, 10, 90, 20), _line("PEMBERTON", 10, 22, 90, 40),
+             _line("17MAY1993", 10, 50, 90, 66), _line("RK 4702918", 200, 10, 300, 30),
+             _line("ØVERLIDEN", 10, 80, 120, 100)]
+    assert find_in_print("surname", "PEMBERTON", lines).value == "PEMBERTON"
+    assert find_in_print("date_of_birth", "1993-05-17", lines).text == "17MAY1993"
+    assert find_in_print("document_number", "RK4702918", lines).value == "RK4702918"
+    assert find_in_print("surname", "OVERLIDEN", lines).value == "ØVERLIDEN"  # either transliteration
+    assert find_in_print("surname", "OEVERLIDEN", lines).value == "ØVERLIDEN"
     assert find_in_print("surname", "JONES", lines) is None
-    assert find_in_print("date_of_birth", "1991-05-05", lines) is None
+    assert find_in_print("date_of_birth", "1993-05-18", lines) is None
 
 
 def test_a_name_one_letter_from_the_zone_is_not_the_zones_by_its_text_and_a_bare_ddmmyy_confirms_its_day():
-    lines = [_line("HANDA", 10, 10, 90, 30), _line("OSTERGAARD", 10, 40, 120, 60), _line("061085", 10, 70, 90, 90),
-             _line("0610851178", 200, 70, 300, 90), _line("JFATIMA", 10, 100, 120, 120), _line("NOLVÁK", 10, 130, 90, 150)]
+    lines = [_line("MELDA", 10, 10, 90, 30), _line("OVREBAKKEN", 10, 40, 120, 60), _line("071183", 10, 70, 90, 90),
+             _line("0711831294", 200, 70, 300, 90), _line("JFATIMA", 10, 100, 120, 120), _line("NOLVÁK", 10, 130, 90, 150)]
     # A letter lost, added or changed: the recogniser's slip or the print altered, which the text cannot tell
     # (the recogniser's probabilities can: tests/test_ocr_printed_known.py).
-    assert find_in_print("surname", "HANDRA", lines) is None
+    assert find_in_print("surname", "MELDRA", lines) is None
     assert find_in_print("surname", "FATIMA", lines) is None  # one letter more is no other word glued to it
     assert find_in_print("surname", "NOVAK", lines) is None  # nor with diacritics
-    assert find_in_print("surname", "OESTERGAARD", lines).value == "OESTERGAARD"  # no glyph for Ø
+    assert find_in_print("surname", "OEVREBAKKEN", lines).value == "OEVREBAKKEN"  # no glyph for Ø
     assert find_in_print("surname", "HONDURAS", lines) is None
-    found = find_in_print("date_of_birth", "1985-10-06", lines)
-    assert (found.value, found.text, found.how) == ("1985-10-06", "061085", "mrz")
-    assert find_in_print("date_of_birth", "1985-06-10", lines) is None  # MMDDYY is not how a date is printed
-    assert find_in_print("date_of_birth", "2010-08-06", lines) is None  # digits of another number
+    found = find_in_print("date_of_birth", "1983-11-07", lines)
+    assert (found.value, found.text, found.how) == ("1983-11-07", "071183", "mrz")
+    assert find_in_print("date_of_birth", "1983-07-11", lines) is None  # MMDDYY is not how a date is printed
+    assert find_in_print("date_of_birth", "2011-08-07", lines) is None  # digits of another number
 
 
 def test_a_name_printed_in_cyrillic_and_read_as_latin_look_alikes_is_the_zones_transliteration():
@@ -138,12 +138,12 @@ def test_a_name_printed_in_cyrillic_and_read_as_latin_look_alikes_is_the_zones_t
 
 
 def test_a_zone_date_printed_month_first_is_found_and_another_century_or_day_is_not():
-    lines = [_line("Birthdate Category", 10, 10, 200, 25), _line("10/04/49", 10, 30, 90, 50),
-             _line("CARD EXPIRES 11/01/1994", 10, 60, 200, 80), _line("01/01/2999", 10, 90, 90, 110)]
-    assert find_in_print("date_of_birth", "1949-10-04", lines).value == "1949-10-04"
-    assert find_in_print("expiry_date", "1994-11-01", lines).value == "1994-11-01"
+    lines = [_line("Birthdate Category", 10, 10, 200, 25), _line("09/03/52", 10, 30, 90, 50),
+             _line("CARD EXPIRES 12/02/1997", 10, 60, 200, 80), _line("01/01/2999", 10, 90, 90, 110)]
+    assert find_in_print("date_of_birth", "1952-09-03", lines).value == "1952-09-03"
+    assert find_in_print("expiry_date", "1997-12-02", lines).value == "1997-12-02"
     assert find_in_print("date_of_birth", "1999-01-01", lines) is None  # 2999 is no 1999
-    assert find_in_print("date_of_birth", "1949-10-05", lines) is None
+    assert find_in_print("date_of_birth", "1952-09-04", lines) is None
     # Spaces for the separators, or none read: the zone's day so written, never inside a longer run of digits.
     assert find_in_print("date_of_birth", "1985-07-23", [_line("07 23 85", 10, 10, 90, 30)]).value == "1985-07-23"
     assert find_in_print("date_of_birth", "1985-07-23", [_line("072385", 10, 10, 90, 30)]).value == "1985-07-23"
@@ -154,37 +154,37 @@ def test_a_zone_date_printed_month_first_is_found_and_another_century_or_day_is_
 
 
 def test_a_name_of_two_words_printed_over_two_lines_is_found():
-    lines = [_line("ESPANOLA", 330, 161, 463, 188), _line("ESPANOLA", 330, 184, 463, 210), _line("CARMEN", 331, 226, 432, 252)]
-    found = find_in_print("surname", "ESPANOLA ESPANOLA", lines)
-    assert (found.value, found.box) == ("ESPANOLA ESPANOLA", (330, 161, 463, 210))
-    assert find_in_print("surname", "ESPANOLA CARMEN", lines) is None  # a line and a half apart: two fields
+    lines = [_line("VALVERDE", 330, 161, 463, 188), _line("VALVERDE", 330, 184, 463, 210), _line("ROSARIO", 331, 226, 432, 252)]
+    found = find_in_print("surname", "VALVERDE VALVERDE", lines)
+    assert (found.value, found.box) == ("VALVERDE VALVERDE", (330, 161, 463, 210))
+    assert find_in_print("surname", "VALVERDE ROSARIO", lines) is None  # a line and a half apart: two fields
 
 
 def test_a_date_the_detector_cut_on_its_row_is_its_captions_value_in_its_parts_joined():
-    lines = with_labels([_line("Date of birth", 330, 190, 520, 215), _line("20FEB", 330, 226, 458, 257),
-                         _line("1979", 470, 225, 556, 254), _line("Date of expiry", 330, 300, 530, 325),
-                         _line("20 MAR 2016", 330, 336, 560, 368)])
+    lines = with_labels([_line("Date of birth", 330, 190, 520, 215), _line("23FEB", 330, 226, 458, 257),
+                         _line("1983", 470, 225, 556, 254), _line("Date of expiry", 330, 300, 530, 325),
+                         _line("23 MAR 2019", 330, 336, 560, 368)])
     fields = assign_by_captions(lines, TODAY)
-    assert (fields["date_of_birth"].value, fields["date_of_birth"].text) == ("1979-02-20", "20FEB 1979")
-    assert fields["expiry_date"].value == "2016-03-20"
+    assert (fields["date_of_birth"].value, fields["date_of_birth"].text) == ("1983-02-23", "23FEB 1983")
+    assert fields["expiry_date"].value == "2019-03-23"
 
 
 def test_names_the_recogniser_glued_on_one_line_are_found_at_its_start_or_end():
-    lines = [_line("ERIKSSONANNAMARIA", 394, 305, 691, 329), _line("ALIHAMADABDULLAHALKAABI", 338, 237, 785, 265)]
+    lines = [_line("ERIKSSONANNAMARIA", 394, 305, 691, 329), _line("NURSAEEDKHALIFAHALMARRI", 338, 237, 785, 265)]
     assert find_in_print("surname", "ERIKSSON", lines).value == "ERIKSSON"
     assert find_in_print("given_names", "ANNA MARIA", lines).value == "ANNA MARIA"
-    assert find_in_print("surname", "AL KAABI", lines).value == "AL KAABI"
-    assert find_in_print("surname", "HAMAD", lines) is None  # inside the word: any letters may spell it
-    assert find_in_print("surname", "ALI", lines) is None  # too short to be told from chance
+    assert find_in_print("surname", "AL MARRI", lines).value == "AL MARRI"
+    assert find_in_print("surname", "SAEED", lines) is None  # inside the word: any letters may spell it
+    assert find_in_print("surname", "NUR", lines) is None  # too short to be told from chance
 
 
 def test_a_value_the_detector_cut_on_its_row_is_found_in_its_parts_joined():
-    lines = [_line("JAPAN", 330, 225, 436, 256), _line("1979", 637, 225, 723, 254), _line("20FEB", 497, 226, 625, 257),
+    lines = [_line("JAPAN", 330, 225, 436, 256), _line("1983", 637, 225, 723, 254), _line("23FEB", 497, 226, 625, 257),
              _line("AB12", 330, 300, 400, 330), _line("34567", 410, 300, 500, 330), _line("2006", 900, 226, 990, 256)]
-    found = find_in_print("date_of_birth", "1979-02-20", lines)
-    assert (found.value, found.text, found.box) == ("1979-02-20", "20FEB 1979", (497, 225, 723, 257))
+    found = find_in_print("date_of_birth", "1983-02-23", lines)
+    assert (found.value, found.text, found.box) == ("1983-02-23", "23FEB 1983", (497, 225, 723, 257))
     assert find_in_print("document_number", "AB1234567", lines).text == "AB12 34567"
-    assert find_in_print("date_of_birth", "2006-02-20", lines) is None  # a column further off is another field
+    assert find_in_print("date_of_birth", "2006-02-23", lines) is None  # a column further off is another field
 
 
 def test_a_difference_accuses_only_in_glyphs_read_surely():
@@ -192,8 +192,8 @@ def test_a_difference_accuses_only_in_glyphs_read_surely():
         return FieldRead(text, text, float(np.mean(glyphs)), "label", True, glyphs=tuple(zip(text, glyphs)))
 
     sure = [0.99] * 9
-    assert surely_differs("document_number", read("AR1234567", sure), "AP1234567")
-    assert not surely_differs("document_number", read("AR1234567", [0.99, 0.79] + sure[2:]), "AP1234567")
+    assert surely_differs("document_number", read("AR7305918", sure), "AP7305918")
+    assert not surely_differs("document_number", read("AR7305918", [0.99, 0.79] + sure[2:]), "AP7305918")
     assert not surely_differs("surname", read("MULLER", [0.99] * 6), "MULLER")
     assert surely_differs("date_of_birth", read("12.01.1990", [0.99] * 10), "1990-01-13")
     assert not surely_differs("date_of_birth", read("12.01.1990", [0.99] * 9 + [0.5]), "1990-01-13")
@@ -348,16 +348,16 @@ def test_real_card_fronts_without_an_mrz_are_read_by_their_captions(printed_read
 
 def test_one_caption_for_surname_and_given_names_takes_the_two_lines_under_it_in_order():
     lines = with_labels([_line("Name, Vorname / Surname, Given names", 100, 100, 320, 114),
-                         _line("MUSTERFRAU", 100, 118, 260, 140), _line("MARIA", 100, 144, 180, 166),
-                         _line("Geburtsdatum / Date of birth", 100, 200, 300, 214), _line("12.08.1983", 100, 218, 220, 240)])
+                         _line("BRANDSTETTER", 100, 118, 260, 140), _line("MARIA", 100, 144, 180, 166),
+                         _line("Geburtsdatum / Date of birth", 100, 200, 300, 214), _line("21.09.1979", 100, 218, 220, 240)])
     fields = assign_by_captions(lines, TODAY)
     assert {name: f.value for name, f in fields.items()} == {
-        "surname": "MUSTERFRAU", "given_names": "MARIA", "date_of_birth": "1983-08-12"}
+        "surname": "BRANDSTETTER", "given_names": "MARIA", "date_of_birth": "1979-09-21"}
 
 
 def test_a_value_right_aligned_under_its_caption_is_its_value():
-    lines = with_labels([_line("DATE OF BIRTH", 853, 233, 988, 257), _line("03 03 1963", 781, 258, 988, 290)])
-    assert assign_by_captions(lines, TODAY)["date_of_birth"].value == "1963-03-03"
+    lines = with_labels([_line("DATE OF BIRTH", 853, 233, 988, 257), _line("05 05 1971", 781, 258, 988, 290)])
+    assert assign_by_captions(lines, TODAY)["date_of_birth"].value == "1971-05-05"
 
 
 def test_a_field_marker_before_a_name_is_no_part_of_it():
@@ -440,9 +440,9 @@ def test_a_line_left_unread_where_a_value_could_stand_unsettles_the_read():
     lines = with_labels([
         _line("Surname", 100, 100, 200, 114), _line("SPECIMEN", 100, 118, 230, 140),
         _line("Given names", 100, 150, 220, 164), _line("MARIA", 100, 168, 170, 190),
-        _line("Date of birth", 100, 200, 230, 214), _line("01.08.1995", 100, 218, 230, 240),
-        _line("Document no.", 300, 200, 420, 214), _line("AA0000000", 300, 218, 420, 240),
-        _line("Date of expiry", 100, 250, 240, 264), _line("01.08.2030", 100, 268, 230, 290),
+        _line("Date of birth", 100, 200, 230, 214), _line("17.04.1986", 100, 218, 230, 240),
+        _line("Document no.", 300, 200, 420, 214), _line("AK4071359", 300, 218, 420, 240),
+        _line("Date of expiry", 100, 250, 240, 264), _line("17.04.2031", 100, 268, 230, 290),
     ])
     fields = assign_by_captions(lines, TODAY)
     assert len(fields) == 5 and all(f.sure for f in fields.values())
