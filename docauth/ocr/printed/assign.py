@@ -239,7 +239,7 @@ def _value_for(caption: PrintedLine, lines: list[PrintedLine], used: set[int], n
 def _may_be_access_number(name: str, value: str) -> bool:
     """Could this number be the card's access number rather than its document number?
 
-    >>> _may_be_access_number("document_number", "384213"), _may_be_access_number("document_number", "X4RTBPFW4")
+    >>> _may_be_access_number("document_number", "384213"), _may_be_access_number("document_number", "K9WVTR3HM")
     (True, False)
     """
     return name == "document_number" and CARD_ACCESS_NUMBER.fullmatch(value) is not None
@@ -322,12 +322,12 @@ def assign_number_by_shape(lines: list[PrintedLine], fields: dict[str, FieldRead
     """Without a number caption: the topmost line that is one token shaped like a document number, no date,
     and no caption's value; never sure (nothing names it), so never evidence against the document.
 
-    >>> lines = [PrintedLine("IDENTITY CARD", 10, 5, 200, 25, 0.99), PrintedLine("S1A00A00", 300, 4, 380, 24, 0.95),
-    ...          PrintedLine("01081995", 10, 80, 90, 100, 0.99), PrintedLine("123456", 300, 90, 360, 110, 0.99)]
+    >>> lines = [PrintedLine("IDENTITY CARD", 10, 5, 200, 25, 0.99), PrintedLine("F1C00K00", 300, 4, 380, 24, 0.95),
+    ...          PrintedLine("09041986", 10, 80, 90, 100, 0.99), PrintedLine("123456", 300, 90, 360, 110, 0.99)]
     >>> fields = {}
     >>> assign_number_by_shape(lines, fields)
     >>> fields["document_number"].value, fields["document_number"].how, fields["document_number"].sure
-    ('S1A00A00', 'layout', False)
+    ('F1C00K00', 'layout', False)
     """
     if "document_number" in fields:
         return

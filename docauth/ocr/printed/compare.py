@@ -2,7 +2,7 @@
 
 >>> compare_field("surname", "MÜLLER", "MUELLER"), compare_field("date_of_birth", "1974-08-12", "1974-08-12")
 (True, True)
->>> compare_field("document_number", "1D9875401", "ID9875401"), compare_field("document_number", "1D98", "1D99")
+>>> compare_field("document_number", "1D4630718", "ID4630718"), compare_field("document_number", "1D46", "1D47")
 (True, False)
 >>> compare_field("date_of_birth", "1925-03-04", "2025-03-04"), compare_field("date_of_birth", "1925-03-04", "1925-04-03")
 (True, False)
@@ -24,8 +24,8 @@ _STROKED = str.maketrans("ØøŁłĐđĦħ", "OoLlDdHh")
 def strip_accents(s: str) -> str:
     """``s`` in plain letters.
 
-    >>> strip_accents("ØSTENBYEN Müller Łukasz Đorđe")
-    'OSTENBYEN Muller Lukasz Dorde'
+    >>> strip_accents("ØVERLIDEN Müller Łukasz Đorđe")
+    'OVERLIDEN Muller Lukasz Dorde'
     """
     return "".join(c for c in unicodedata.normalize("NFKD", s.translate(_STROKED)) if not unicodedata.combining(c))
 
@@ -40,8 +40,8 @@ def name_key(s: str | None) -> str:
 def name_keys(s: str | None) -> set[str]:
     """The ways an MRZ may spell a printed name: ICAO 9303 turns a hyphen into a filler, and some issuers drop it.
 
-    >>> sorted(name_keys("OSPELT-BECK")), name_keys("ERIKSSON")
-    (['OSPELT BECK', 'OSPELTBECK'], {'ERIKSSON'})
+    >>> sorted(name_keys("BRUNHOLD-ESCH")), name_keys("ERIKSSON")
+    (['BRUNHOLD ESCH', 'BRUNHOLDESCH'], {'ERIKSSON'})
     """
     if not s:
         return {""}
@@ -52,7 +52,7 @@ def same_name(printed: str | None, mrz: str | None) -> bool:
     """Is ``printed`` the name an MRZ spells ``mrz``, either transliteration of its diacritics, its hyphens either
     way (:func:`name_keys`)?
 
-    >>> same_name("Ospelt-Beck", "OSPELTBECK"), same_name("OSPELT BECK", "OSPELTBECK"), same_name("Müller", "MULLER")
+    >>> same_name("Brunhold-Esch", "BRUNHOLDESCH"), same_name("BRUNHOLD ESCH", "BRUNHOLDESCH"), same_name("Müller", "MULLER")
     (True, False, True)
     """
     wanted = name_key(mrz)
@@ -110,8 +110,8 @@ def printed_number_texts(lines) -> set[str]:
     each other, as telling them apart is the point.
 
     >>> from docauth.ocr.printed.assign import PrintedLine
-    >>> sorted(printed_number_texts([PrintedLine("N° 029067", 0, 0, 1, 1, 0.9), PrintedLine("ca00000aa", 0, 2, 1, 3, 0.9)]))
-    ['CA00000AA', 'N029067']
+    >>> sorted(printed_number_texts([PrintedLine("N° 051734", 0, 0, 1, 1, 0.9), PrintedLine("ca20804kd", 0, 2, 1, 3, 0.9)]))
+    ['CA20804KD', 'N051734']
     """
     return {text for line in lines if (text := re.sub(r"[^A-Z0-9]", "", line.text.upper()))}
 

@@ -74,10 +74,10 @@ def digits(text: str) -> list[Token]:
 def date_renderings(iso: str) -> list[list[Token]]:
     """The ways a page prints the day ``iso`` names, as :mod:`docauth.ocr.printed.dates` reads them: day month
     year in digits (two- or four-digit year, day first, or the year first in four), or with the month's name
-    in any of its languages, alone or beside its English or French abbreviation ("14 MAR/MAR 87", "12 DEC/DÉC
+    in any of its languages, alone or beside its English or French abbreviation ("26 MAR/MAR 91", "12 DEC/DÉC
     82"); separators optional.
 
-    >>> len(date_renderings("1976-08-15")), len(date_renderings("1976-08-15")[0])  # 15.08.76 and so on
+    >>> len(date_renderings("1973-08-19")), len(date_renderings("1973-08-19")[0])  # 19.08.73 and so on
     (79, 8)
     """
     year, month, day = iso.split("-")

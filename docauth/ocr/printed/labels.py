@@ -12,8 +12,8 @@ whole word, since they are also parts of names and of other captions. The longes
 ('date_of_birth', None)
 >>> label_field("Serijska stevilka/Serial number").field, label_field("SPECIMEN") is None
 ('document_number', True)
->>> label_field("Datum rojstva/Date of birth 28.06.1985").value_text, label_field("Surname IVANOVA").value_text
-('28.06.1985', 'IVANOVA')
+>>> label_field("Datum rojstva/Date of birth 19.07.1987").value_text, label_field("Surname VASILEVA").value_text
+('19.07.1987', 'VASILEVA')
 >>> label_field("Father's name GEORGIEVA").field is None
 True
 >>> label_field("Vorname(n) Prenom(s) Nome(i) Prenum(s) Given name(s)").field
@@ -161,7 +161,7 @@ def _caption_punctuation(text: str) -> bool:
 
 
 def _value_after(text: str, field: str | None) -> str:
-    """The value printed on the caption's own line ("Surname IVANOVA", "Date of birth 01.08.1995"): the words
+    """The value printed on the caption's own line ("Surname VASILEVA", "Date of birth 17.04.1986"): the words
     after the longest run of words that is a caption by itself, when they are no caption. A value's first digit
     glued to the caption's last letter ("Dateof Birth21/08/71") starts a word of its own.
 

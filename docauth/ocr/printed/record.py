@@ -128,8 +128,8 @@ def as_printed(name: str, value: str, read: FieldRead | None) -> FieldRead | Non
     (True, 'ERIKSSON')
     >>> as_printed("document_number", "0WANRZ7KT", FieldRead("0WANRZ7KT", "No. OWANRZ7KT", 0.9, "mrz", True)).value
     'OWANRZ7KT'
-    >>> as_printed("document_number", "000-0011157-02", FieldRead("", "N 000-0011157-02", 0.9, "mrz", True)).value
-    '000-0011157-02'
+    >>> as_printed("document_number", "592-4417306-07", FieldRead("", "N 592-4417306-07", 0.9, "mrz", True)).value
+    '592-4417306-07'
     """
     if read is None or name in DATE_KINDS:
         return read
@@ -139,7 +139,7 @@ def as_printed(name: str, value: str, read: FieldRead | None) -> FieldRead | Non
         at = printed.translate(_NUMBER_FOLD).find(wanted.translate(_NUMBER_FOLD)) if wanted else -1
         if at < 0:
             return None
-        # As printed, its inner hyphens kept ("000-0011157-02"), spaces dropped.
+        # As printed, its inner hyphens kept ("592-4417306-07"), spaces dropped.
         span = read.text.upper()[kept[at]:kept[at + len(wanted) - 1] + 1]
         return replace(read, value=number_text(span))
     printed, wanted = _letters(clean_name(read.text) or ""), _letters(value)
