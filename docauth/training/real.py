@@ -139,8 +139,8 @@ class CapturingReader:
 def _format_holds(lines: list[str]) -> bool:
     """Does the true zone hold the format ``mrz_invalid`` also judges: its dates are dates, its codes codes?
 
-    >>> _format_holds(["IOHRV0000000000<<<<<<<<<<<<<<<", "000000000000000HRV<<<<<<<<<<<0",
-    ...                "SPECIMEN<<SPECIMEN<<<<<<<<<<<<"])
+    >>> _format_holds(["I<UTO0000000000<<<<<<<<<<<<<<<", "000000000000000UTO<<<<<<<<<<<0",
+    ...                "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"])
     False
     """
     return parse_mrz(lines, correct=False).structure_ok

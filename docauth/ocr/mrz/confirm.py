@@ -147,20 +147,20 @@ def _number_in_print(result: MRZResult, printed_numbers) -> dict[tuple[int, int]
     told apart by the check digit).
     Every check digit is checked again afterwards.
 
-    >>> lines = ["C<ITACA000U0AA4<<<<<<<<<<<<<<<", "6412308F2212304ITA<<<<<<<<<<<0", "ROSSI<<BIANCA<<<<<<<<<<<<<<<<<"]
+    >>> lines = ["C<ITACA208U4KD1<<<<<<<<<<<<<<<", "7904152F3104150ITA<<<<<<<<<<<8", "FERRARO<<GIULIA<<<<<<<<<<<<<<<"]
     >>> alts = [[[(c, 1.0)] for c in line] for line in lines]
     >>> alts[0][10] = [("U", 0.6), ("0", 0.38), ("O", 0.02)]
     >>> read = parse_mrz(lines, alternatives=alts)
     >>> read.valid, read.fields["document_number"]
-    (False, 'CA000U0AA')
-    >>> _number_in_print(read, {"CARTADIIDENTITA", "CA00000AA"})
+    (False, 'CA208U4KD')
+    >>> _number_in_print(read, {"CARTADIIDENTITA", "CA20804KD"})
     {(0, 10): '0'}
-    >>> settled = confirm_in_print(read, set(), printed_numbers={"CA00000AA"})
+    >>> settled = confirm_in_print(read, set(), printed_numbers={"CA20804KD"})
     >>> settled.valid, settled.fields["document_number"], settled.corrections[-1]["reason"]
-    (True, 'CA00000AA', 'printed number')
-    >>> _number_in_print(read, {"CAO000OAA"})                  # printed in a font whose 0 is an O
+    (True, 'CA20804KD', 'printed number')
+    >>> _number_in_print(read, {"CA2O804KD"})                  # printed in a font whose 0 is an O
     {(0, 10): '0'}
-    >>> _number_in_print(read, {"CA000U0AA1", "CA00000AA"})   # both readings printed: undecided
+    >>> _number_in_print(read, {"CA208U4KD1", "CA20804KD"})   # both readings printed: undecided
     {}
     """
     layout = LAYOUTS.get(result.type)

@@ -275,10 +275,10 @@ def split_name(field_text: str) -> tuple[str, str]:
 
     >>> split_name("ERIKSSON<<ANNA<MARIA<<<<<")
     ('ERIKSSON', 'ANNA MARIA')
-    >>> split_name("ESPANOLA<ESPANOLA<<CARMEN<<<")
-    ('ESPANOLA ESPANOLA', 'CARMEN')
-    >>> split_name("SPITERI<MANDY<<<<")
-    ('SPITERI MANDY', '')
+    >>> split_name("SORIANO<MEDINA<<LUCIA<<<")
+    ('SORIANO MEDINA', 'LUCIA')
+    >>> split_name("BORGANI<ELLA<<<<")
+    ('BORGANI ELLA', '')
     """
     text = field_text.rstrip("<")
     if "<<" in text:
