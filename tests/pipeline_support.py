@@ -33,7 +33,7 @@ OTHER_PERSON = {
     "date_of_birth": "1974-08-12",
     "nationality": "SWE",
     "sex": "F",
-    "document_number": "X4RTBPFW4",
+    "document_number": "Q7MKDZHN2",
 }
 
 
