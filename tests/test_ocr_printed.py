@@ -175,6 +175,7 @@ def test_names_the_recogniser_glued_on_one_line_are_found_at_its_start_or_end():
     assert find_in_print("given_names", "ANNA MARIA", lines).value == "ANNA MARIA"
     assert find_in_print("surname", "AL MARRI", lines).value == "AL MARRI"
     assert find_in_print("surname", "SAEED", lines) is None  # inside the word: any letters may spell it
+    assert find_in_print("surname", "KHALIFAH", lines) is None  # long enough, yet inside the word, not at an end
     assert find_in_print("surname", "NUR", lines) is None  # too short to be told from chance
 
 
