@@ -7,7 +7,8 @@ every selected real image (deterministic by ``--seed``), the full check runs as 
 untransformed one, with the rows it loses and gains:
 
     PYTHONPATH=$PWD OMP_THREAD_LIMIT=1 .venv/bin/python bench/recapture.py [--transforms rot90,photo_plain]
-        [--sets real-docs,mrz-specimens] [--limit N] [--out recapture.json] [--verbose]
+        [--sets real-docs,mrz-specimens] [--limit N] [--match passports/,id_cards/]
+        [--baseline earlier.json] [--out recapture.json] [--verbose]
 
 Both sets are taken whole by default (103 images, about 2-3 minutes of one core per transform). A
 transform is a function ``(RGB uint8 image, numpy Generator) -> RGB uint8 image`` registered with
@@ -212,7 +213,10 @@ def main() -> int:
     parser.add_argument("--sets", default="real-docs,mrz-specimens", help="real-docs, mrz-specimens or both")
     parser.add_argument("--seed", type=int, default=20261127)
     parser.add_argument("--limit", type=int, default=0, help="only the first N cases (a quick look)")
+    parser.add_argument("--match", default="", help="only files whose path holds one of these (comma-separated)")
     parser.add_argument("--out", default=None, help="write every row and the table's counts here (JSON)")
+    parser.add_argument("--baseline", default=None,
+                        help="take the untransformed rows from this earlier --out instead of checking them again")
     parser.add_argument("--verbose", action="store_true", help="name each row-measure lost and gained")
     args = parser.parse_args()
     names = ["none"] + [n for n in args.transforms.split(",") if n and n != "none"]
@@ -237,12 +241,19 @@ def main() -> int:
     if not cases:
         print("recapture: no real documents here (../shared/data is absent); nothing to measure", file=sys.stderr)
         return 0
-    cases = cases[: args.limit or None]
+    parts = [m for m in args.match.split(",") if m]
+    cases = [c for c in cases if not parts or any(m in c.file for m in parts)][: args.limit or None]
     print(f"recapture: {len(cases)} real images ({args.sets}), "
           f"transforms {', '.join(names)}, seed {args.seed}", file=sys.stderr)
 
     lines: dict[str, dict] = {}
     rows: dict[str, list] = {}
+    if args.baseline:
+        keep = {(c.source, c.file) for c in cases}
+        rows["none"] = [r for r in json.loads(Path(args.baseline).read_text())["rows"]["none"]
+                        if (r["source"], r["file"]) in keep]
+        lines["none"] = line(rows["none"])
+        names.remove("none")
     with tempfile.TemporaryDirectory(prefix="docauth-recapture-") as tmp:
         settings = Settings.load(data_dir=Path(tmp), face_process=False)
         store = Store(settings.resolved_database_url)
@@ -254,18 +265,22 @@ def main() -> int:
             batch = [recaptured(c, name, args.seed, i) for i, c in enumerate(cases)]
             rows[name] = real.evaluate(pipeline, reader, batch)
             lines[name] = line(rows[name])
-            print(f"  {name}: {time.process_time() - start:.0f} s CPU", file=sys.stderr)
+            print(f"  {name}: {time.process_time() - start:.0f} s CPU; "
+                  f"{table({n: lines[n] for n in ('none', name) if n in lines}).splitlines()[-1]}", file=sys.stderr)
+            write(args.out, args.seed, lines, rows)  # as it goes: a long run stopped early keeps what it measured
         store.close()
     print(table(lines))
     if args.verbose and "none" in lines:
-        for name in names[1:]:
+        for name in (n for n in names if n != "none"):
             lost, gained = compare(lines["none"], lines[name])
             print(f"{name}: lost {', '.join(lost) or '-'}; gained {', '.join(gained) or '-'}")
-    if args.out:
-        counts = {n: {k: v for k, v in ln.items() if k != "outcome"} for n, ln in lines.items()}
-        Path(args.out).write_text(json.dumps({"seed": args.seed, "lines": counts, "rows": rows}, indent=1,
-                                             default=str) + "\n")
     return 0
+
+
+def write(out: str | None, seed: int, lines: dict[str, dict], rows: dict[str, list]) -> None:
+    if out:
+        counts = {n: {k: v for k, v in ln.items() if k != "outcome"} for n, ln in lines.items()}
+        Path(out).write_text(json.dumps({"seed": seed, "lines": counts, "rows": rows}, indent=1, default=str) + "\n")
 
 
 if __name__ == "__main__":
