@@ -147,6 +147,40 @@ def photo_textured(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return photographed(image, rng, background)
 
 
+def downscaled(image: np.ndarray, factor: float) -> np.ndarray:
+    """The whole image ``factor`` times its size (area averaging, as a camera farther away records it)."""
+    h, w = image.shape[:2]
+    size = (max(16, round(w * factor)), max(16, round(h * factor)))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+
+
+def jpeg_blurred(image: np.ndarray, quality: int = 50, sigma: float = 1.0) -> np.ndarray:
+    """Softly focused (Gaussian, ``sigma`` px) and saved as a phone's app saves it (JPEG at ``quality``)."""
+    soft = cv2.GaussianBlur(image, (0, 0), sigma)
+    ok, data = cv2.imencode(".jpg", cv2.cvtColor(soft, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.cvtColor(cv2.imdecode(data, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+
+
+@transform("scale0.7")
+def scale_07(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return downscaled(image, 0.7)
+
+
+@transform("scale0.5")
+def scale_05(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return downscaled(image, 0.5)
+
+
+@transform("scale0.35")
+def scale_035(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return downscaled(image, 0.35)
+
+
+@transform("jpeg50_blur")
+def jpeg50_blur(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return jpeg_blurred(image)
+
+
 def recaptured(case, name: str, seed: int, index: int):
     """The case with its image re-captured by transform ``name``; the same seed gives the same image."""
     rng = np.random.default_rng([seed, zlib.crc32(name.encode()), index])

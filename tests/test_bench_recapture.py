@@ -28,9 +28,11 @@ def test_each_transform_is_the_same_for_the_same_seed_and_keeps_the_document():
         again = recapture.recaptured(case, name, 7, 3).load()
         assert np.array_equal(first, again), name
         assert first.dtype == np.uint8 and first.ndim == 3, name
-        # the page's dark body survives whole: nothing of the document is cut by the frame
+        # the page's dark body survives whole (at the frame's scale, where the frame shrinks): nothing of the
+        # document is cut by the frame
         dark = (first.max(axis=2) < 60).sum()
-        assert dark > 0.8 * (source.max(axis=2) < 60).sum(), name
+        shrunk = min(1.0, first.shape[0] * first.shape[1] / (source.shape[0] * source.shape[1]))
+        assert dark > 0.8 * shrunk * (source.max(axis=2) < 60).sum(), name
     assert recapture.recaptured(case, "rot90", 7, 3).load().shape == (420, 300, 3)
 
 
@@ -49,3 +51,15 @@ def test_compare_counts_row_measures_lost_and_gained():
     other = {"outcome": {"a": {"document": True, "mrz": False, "surname": True}, "b": {"document": False, "mrz": None}}}
     lost, gained = recapture.compare(base, other)
     assert lost == ["a:mrz", "b:document"] and gained == ["a:surname"]
+
+
+def test_lower_resolutions_shrink_the_whole_frame_and_a_soft_jpeg_keeps_its_size():
+    source = page()
+    case = Case("made-up", "page.png", lambda: source, "open")
+    for name, shape in (("scale0.7", (210, 294, 3)), ("scale0.5", (150, 210, 3)), ("scale0.35", (105, 147, 3))):
+        assert recapture.recaptured(case, name, 7, 0).load().shape == shape, name
+    soft = recapture.recaptured(case, "jpeg50_blur", 7, 0).load()
+    assert soft.shape == source.shape
+    # the border's edge is softened: its step from bright to dark spreads over more than one pixel
+    row = soft[150, :12, 0].astype(int)
+    assert 60 < row[5] < 245 and 60 < row[6] < 245
