@@ -53,19 +53,23 @@ def row_runs(lines: list) -> list[list]:
 def bridges(lines: list) -> list[tuple[float, float, float, float]]:
     """The spans (x0, y0, x1, y1) from each line to its nearest neighbour on its row, where the gap between them
     is wider than a value's own spaces but no wider than ``BRIDGE_GAP``: a value whose middle the detector lost
-    under a stamp, to be read across, nearest pairs first.
+    under a stamp, to be read across, nearest pairs first. So is a neighbour that overlaps a line by more than
+    detector boxes do (a value cut in two over a busy background, a glyph or two in both parts), overlapping
+    pairs first: neither part, nor both joined, reads as the value.
 
     >>> from types import SimpleNamespace as Line
     >>> left, right = Line(x0=310, y0=166, x1=383, y1=192), Line(x0=425, y0=169, x1=460, y1=190)
     >>> bridges([right, left]), bridges([left, Line(x0=520, y0=166, x1=600, y1=192)])
     ([(310, 166, 460, 192)], [])
+    >>> bridges([left, Line(x0=360, y0=167, x1=440, y1=192)])
+    [(310, 166, 440, 192)]
     """
     ordered = sorted(lines, key=lambda line: line.x0)
     spans = []
     for i, left in enumerate(ordered):
         h = max(left.y1 - left.y0, 1.0)
-        nexts = [right for right in ordered[i + 1:] if right.x0 > left.x1 and _on_row(left, right)
-                 and right.x0 - left.x1 <= BRIDGE_GAP * max(h, right.y1 - right.y0)]
+        nexts = [right for right in ordered[i + 1:] if right.x0 > left.x0 and right.x1 > left.x1
+                 and _on_row(left, right) and right.x0 - left.x1 <= BRIDGE_GAP * max(h, right.y1 - right.y0)]
         if nexts:
             right = min(nexts, key=lambda line: line.x0)
             if not beside(left, right):  # parts a word space apart are joined as read already
