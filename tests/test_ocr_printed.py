@@ -493,3 +493,28 @@ def test_a_valid_zones_values_are_found_in_the_finer_steps_and_a_contradicted_on
     fine = printed_reader(doc.image, mrz_fields=contradicted, zone_valid=True)
     assert lines(fine) == lines(coarse)
     assert {n: asdict(r) for n, r in fine.fields.items()} == {n: asdict(r) for n, r in coarse.fields.items()}
+
+
+def test_a_line_read_alone_in_the_finer_steps_is_not_read_again_where_both_steps_pad_it_alike(printed_reader,
+                                                                                            monkeypatch):
+    from docauth.ocr.printed.recognition import FINE_WIDTH_STEP, WIDTH_STEP
+
+    doc, zone = _passport_page_and_zone()
+    contradicted = dict(zone.fields, date_of_birth="1901-02-03")  # the page is then read whole at the coarser step
+    steps: dict[bytes, list[int]] = {}
+    alike: dict[bytes, bool] = {}
+    call = type(printed_reader.recognizer).__call__
+
+    def spy(self, crops, step=WIDTH_STEP):
+        for crop in crops:
+            key = crop.tobytes() + str(crop.shape).encode()
+            steps.setdefault(key, []).append(step)
+            alike[key] = TextRecognizer.pads_alike(crop, FINE_WIDTH_STEP, WIDTH_STEP)
+        return call(self, crops, step)
+
+    monkeypatch.setattr(type(printed_reader.recognizer), "__call__", spy)
+    printed_reader(doc.image, mrz_fields=contradicted, zone_valid=True)
+    fine = [key for key, read in steps.items() if FINE_WIDTH_STEP in read]
+    assert any(alike[key] for key in fine) and any(not alike[key] for key in fine)
+    for key in fine:  # a line padded alike is the same input at both steps: its finer read stands
+        assert steps[key] == ([FINE_WIDTH_STEP] if alike[key] else [FINE_WIDTH_STEP, WIDTH_STEP]), steps[key]

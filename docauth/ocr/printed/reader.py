@@ -12,7 +12,7 @@ the lines.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
@@ -127,22 +127,22 @@ class PrintedReader:
             # captions assign, and a print that contradicts the zone is told by how surely it was read) are read
             # at the coarser step, as the rest of the page is.
             step = FINE_WIDTH_STEP if zone_valid else WIDTH_STEP
-            read_first: list[TextBox] = []
+            read_first: dict[TextBox, list[PrintedLine]] = {}
             while unread and missing:
                 # One line at a time, each one read may be the last needed: the one fitting best the value known
                 # to be missing (the stop's search names it), so lines sized for values found already wait.
                 looked_for = {missing[0]: wanted[missing[0]]}
                 box = min(unread, key=lambda b: fit_first(b, looked_for, fits[b]))
                 unread.remove(box)
-                read_first.append(box)
-                new = self._read(page, [box], step=step)
+                new = read_first[box] = self._read(page, [box], step=step)
                 lines += new
                 if new:
                     missing = zone_values_missing(lines, mrz_fields, today, missing)
             if missing:
                 if not zone_values_only:
                     if step != WIDTH_STEP:
-                        lines = [line for box in read_first for line in self._read(page, [box])]
+                        lines = [line for box, read in read_first.items()
+                                 for line in self._read_again_at(page, box, read, step)]
                     rest = [b for b in boxes if b not in first]
                     lines = sorted(lines + self._read(page, rest, captions), key=lambda line: (line.y0, line.x0))
             fields = self.postprocess(lines, mrz_fields, today)
@@ -273,6 +273,14 @@ class PrintedReader:
             with_labels(new)
             look(new)
         return found
+
+    def _read_again_at(self, page: np.ndarray, box: TextBox, read: list[PrintedLine], step: int,
+                       again: int = WIDTH_STEP) -> list[PrintedLine]:
+        """``box``'s line at step ``again``, alone in its batch, where ``read`` is its line read alone at ``step``:
+        a line padded to one width at both steps is the very same input to the model, so its read is kept."""
+        if self.recognizer.pads_alike(cut(page, box), step, again):
+            return with_labels([replace(line) for line in read])
+        return self._read(page, [box], step=again)
 
     def _read(self, page: np.ndarray, boxes: list[TextBox], captions=(), step: int = WIDTH_STEP) -> list[PrintedLine]:
         """The lines' text; a long caption-sized line is read by its end alone (``caption_tail``)."""

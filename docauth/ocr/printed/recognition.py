@@ -97,6 +97,17 @@ class TextRecognizer:
         """
         return -(-max(MIN_LINE_WIDTH, width) // step) * step
 
+    @classmethod
+    def pads_alike(cls, crop: np.ndarray, step: int, other: int) -> bool:
+        """Is ``crop`` padded to one width at both steps (so read alone, it is the same input at either)?
+
+        >>> crop = np.zeros((48, 300, 3), np.uint8)
+        >>> TextRecognizer.pads_alike(crop, 80, 160), TextRecognizer.pads_alike(crop[:, :200], 80, 160)
+        (True, False)
+        """
+        width = cls.line_width(crop)
+        return cls.padded_width(width, step) == cls.padded_width(width, other)
+
     def preprocess(self, crops: list[np.ndarray], step: int = WIDTH_STEP) -> list[tuple[list[int], np.ndarray]]:
         """Batches of (crop indices, NCHW array): crops of one padded width together, each resized once."""
         widths = [self.line_width(c) for c in crops]
