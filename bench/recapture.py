@@ -181,11 +181,12 @@ def jpeg50_blur(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return jpeg_blurred(image)
 
 
-def recaptured(case, name: str, seed: int, index: int):
-    """The case with its image re-captured by transform ``name``; the same seed gives the same image."""
-    rng = np.random.default_rng([seed, zlib.crc32(name.encode()), index])
+def recaptured(case, name: str, seed: int):
+    """The case with its image re-captured by transform ``name``; the same seed gives the same image of the same
+    file, whichever others are measured beside it (``--match`` and ``--limit`` see what the whole run saw)."""
+    key = [seed, zlib.crc32(name.encode()), zlib.crc32(f"{case.source}/{case.file}".encode())]
     fn = TRANSFORMS[name]
-    return dataclasses.replace(case, load=lambda: np.ascontiguousarray(fn(case.load(), rng)))
+    return dataclasses.replace(case, load=lambda: np.ascontiguousarray(fn(case.load(), np.random.default_rng(key))))
 
 
 def line(rows: list[dict]) -> dict:
@@ -296,7 +297,7 @@ def main() -> int:
         pipeline = Pipeline.load(settings, store=store, reader=reader)
         for name in names:
             start = time.process_time()
-            batch = [recaptured(c, name, args.seed, i) for i, c in enumerate(cases)]
+            batch = [recaptured(c, name, args.seed) for c in cases]
             rows[name] = real.evaluate(pipeline, reader, batch)
             lines[name] = line(rows[name])
             print(f"  {name}: {time.process_time() - start:.0f} s CPU; "
