@@ -238,6 +238,8 @@ def test_the_desk_shows_the_rectified_document_with_boxes_the_record_and_the_enr
     browser.find_element(By.CSS_SELECTOR, queued).click()
     wait.until(lambda d: d.find_element(By.ID, "document-view").is_displayed())
     image = browser.find_element(By.ID, "document-image")
+    # The view shows as soon as the check's JSON is in; its image arrives by a request of its own.
+    wait.until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image))
     width, height = browser.execute_script("return [arguments[0].naturalWidth, arguments[0].naturalHeight]", image)
     assert width > height > 0  # the upright document, landscape like the passport page
     kinds = [b.get_attribute("data-kind") for b in browser.find_elements(By.CSS_SELECTOR, "#document-view .box")]

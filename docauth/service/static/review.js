@@ -190,7 +190,15 @@
     const url = await authorisedBlob("/v1/checks/" + result.check_id + "/document.jpg");
     if (!url) return;
     const img = $("document-image");
-    await new Promise((resolve) => { img.onload = resolve; img.onerror = resolve; img.src = url; });
+    const loaded = await new Promise((resolve) => {
+      img.onload = () => resolve(true);
+      img.onerror = () => resolve(false);
+      img.src = url;
+    });
+    if (!loaded) {
+      $("document-caption").textContent = "The document kept for this check could not be shown";
+      return;
+    }
     drawBox(view, geometry, geometry.mrz, "mrz", "MRZ");
     drawBox(view, geometry, geometry.face, "face", "face");
     for (const [name, box] of Object.entries(geometry.fields || {})) drawBox(view, geometry, box, "field", name);
