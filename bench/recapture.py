@@ -261,18 +261,11 @@ def main() -> int:
 
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    from docauth.config import Settings, shared_data_dir
-    from docauth.pipeline import Pipeline, loaders
-    from docauth.store.db import Store
+    from docauth.config import shared_data_dir
     from docauth.training import real
 
-    shared = shared_data_dir()
-    wanted = set(args.sets.split(","))
-    cases: list = []
-    if shared is not None and "real-docs" in wanted and (shared / "real-docs" / "labels.csv").is_file():
-        cases += real.real_docs_cases(shared / "real-docs")
-    if shared is not None and "mrz-specimens" in wanted and (shared / "mrz-specimens" / "truth.csv").is_file():
-        cases += real.specimen_cases(shared / "mrz-specimens")
+    wanted = [name for name in ("real-docs", "mrz-specimens") if name in args.sets.split(",")]
+    cases = [case for found in real.shared_sources(shared_data_dir(), wanted).values() for case in found]
     if not cases:
         print("recapture: no real documents here (../shared/data is absent); nothing to measure", file=sys.stderr)
         return 0
@@ -290,11 +283,7 @@ def main() -> int:
         lines["none"] = line(rows["none"])
         names.remove("none")
     with tempfile.TemporaryDirectory(prefix="docauth-recapture-") as tmp:
-        settings = Settings.load(data_dir=Path(tmp), face_process=False)
-        store = Store(settings.resolved_database_url)
-        store.upgrade()
-        reader = real.CapturingReader(loaders.load_reader(settings))
-        pipeline = Pipeline.load(settings, store=store, reader=reader)
+        pipeline, reader = real.evaluation_pipeline(Path(tmp))
         for name in names:
             start = time.process_time()
             batch = [recaptured(c, name, args.seed) for c in cases]
@@ -303,7 +292,7 @@ def main() -> int:
             print(f"  {name}: {time.process_time() - start:.0f} s CPU; "
                   f"{table({n: lines[n] for n in ('none', name) if n in lines}).splitlines()[-1]}", file=sys.stderr)
             write(args.out, args.seed, lines, rows)  # as it goes: a long run stopped early keeps what it measured
-        store.close()
+        pipeline.store.close()
     print(table(lines))
     if args.verbose and "none" in lines:
         for name in (n for n in names if n != "none"):

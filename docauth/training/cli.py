@@ -14,11 +14,9 @@ from pathlib import Path
 import click
 
 from docauth.clitools import handle_errors, out_option
-from docauth.config import DEFAULT_FACE_THRESHOLD, Settings, shared_data_dir
+from docauth.config import DEFAULT_FACE_THRESHOLD, shared_data_dir
 from docauth.errors import DocauthError
-from docauth.pipeline import Pipeline, loaders
 from docauth.progress import Progress
-from docauth.store.db import Store
 from docauth.training import real
 from docauth.training.classifier_bench import format_report, run_classify_bench
 from docauth.training.face_threshold import calibrate, report_markdown, write_docs_section
@@ -52,21 +50,13 @@ def eval_real(generated_count, seed, models_dir, out, write_docs, verbose):
     sources: dict[str, list] = {}
     if generated_count > 0:
         sources["generated"] = real.generated_cases(generated_count, seed)
-    if shared is not None and (shared / "real-docs" / "labels.csv").is_file():
-        sources["real-docs"] = real.real_docs_cases(shared / "real-docs")
-    if shared is not None and (shared / "mrz-specimens" / "truth.csv").is_file():
-        sources["mrz-specimens"] = real.specimen_cases(shared / "mrz-specimens")
+    sources.update(real.shared_sources(shared))
     if not sources:
         click.echo("error: nothing to evaluate (../shared/data is absent and --generated is 0)", err=True)
         sys.exit(2)
     with tempfile.TemporaryDirectory(prefix="docauth-eval-") as tmp:
-        settings = Settings.load(data_dir=Path(tmp), face_process=False,
-                                 **({"models_dir": models_dir} if models_dir else {}))
         try:
-            store = Store(settings.resolved_database_url)
-            store.upgrade()
-            reader = real.CapturingReader(loaders.load_reader(settings))
-            pipeline = Pipeline.load(settings, store=store, reader=reader)
+            pipeline, reader = real.evaluation_pipeline(Path(tmp), **({"models_dir": models_dir} if models_dir else {}))
         except DocauthError as exc:
             click.echo(f"error: {exc.message}", err=True)
             sys.exit(2)
@@ -81,7 +71,7 @@ def eval_real(generated_count, seed, models_dir, out, write_docs, verbose):
                     click.echo(f"  {done}/{total}", err=True)
 
             rows[name] = real.evaluate(pipeline, reader, cases, progress=progress)
-        store.close()
+        pipeline.store.close()
     summaries = {name: real.summarise(r) for name, r in rows.items()}
     text = real.table(summaries)
     click.echo(text)

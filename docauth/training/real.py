@@ -22,9 +22,12 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from docauth.config import Settings
 from docauth.errors import DocauthError
 from docauth.imageio import load_image
 from docauth.ocr.mrz import parse_mrz
+from docauth.pipeline import Pipeline, loaders
+from docauth.store.db import Store
 from docauth.synth import generate_sample
 from docauth.training.ocr_eval import field_equal, load_truth
 
@@ -94,6 +97,23 @@ def specimen_cases(root: Path) -> list[Case]:
         cases.append(Case("mrz-specimens", row["file"], lambda p=path: load_image(p), row["side"], row["lines"],
                           row["expect_valid"], printed, record, expiry))
     return cases
+
+
+def shared_sources(shared: Path | None, names=("real-docs", "mrz-specimens")) -> dict[str, list[Case]]:
+    """The real sets of ``names`` present under ``shared`` (``../shared/data``, or None where it is absent)."""
+    found = {"real-docs": ("labels.csv", real_docs_cases), "mrz-specimens": ("truth.csv", specimen_cases)}
+    return {name: found[name][1](shared / name) for name in names
+            if shared is not None and (shared / name / found[name][0]).is_file()}
+
+
+def evaluation_pipeline(data_dir: Path, **settings) -> tuple[Pipeline, CapturingReader]:
+    """The full check as this evaluation runs it: the shipped models, no face process, a fresh store in
+    ``data_dir`` (the caller closes ``pipeline.store``), the reader capturing each read."""
+    loaded = Settings.load(data_dir=data_dir, face_process=False, **settings)
+    store = Store(loaded.resolved_database_url)
+    store.upgrade()
+    reader = CapturingReader(loaders.load_reader(loaded))
+    return Pipeline.load(loaded, store=store, reader=reader), reader
 
 
 def generated_cases(count: int, seed: int) -> list[Case]:
