@@ -279,6 +279,7 @@ class PrintedReader:
         """``box``'s line at step ``again``, alone in its batch, where ``read`` is its line read alone at ``step``:
         a line padded to one width at both steps is the very same input to the model, so its read is kept."""
         if self.recognizer.pads_alike(cut(page, box), step, again):
+            # Copies labelled afresh, as a new read would be: assigning captions since may have relabelled them.
             return with_labels([replace(line) for line in read])
         return self._read(page, [box], step=again)
 
