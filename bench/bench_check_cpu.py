@@ -102,7 +102,6 @@ def _table(summary: list[dict], names: list[str]) -> str:
     return "\n".join(lines)
 
 
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", type=Path, default=None, help="another checkout, measured in turn (the baseline)")
