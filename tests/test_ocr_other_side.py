@@ -7,11 +7,13 @@ import numpy as np
 import pytest
 
 from docauth.ocr.other_side import OTHER_SIDE_SLACK, flattened, places_beside
+from docauth.ocr.reader import ONE_CARD_ASPECT_SLACK, TD1_ASPECT
 from docauth.synth import generate_sample, render_document
 from docauth.synth.seeds import TESTS
 from docauth.training.ocr_eval import field_equal
 
 SEED = TESTS.nth(47)
+OTHER_SEED = TESTS.nth(311)
 FRONT_VALUES = ("surname", "date_of_birth", "document_number")
 # Scans of both sides are often posted small: the back this wide, its front's values then 5-8 px tall.
 SMALL_BACK_WIDTH = 320
@@ -24,11 +26,11 @@ def reader():
     return DocumentReader.load()
 
 
-def small_sheet(index: int) -> tuple[np.ndarray, dict]:
-    """A generated both-sides sheet shrunk until its back is ``SMALL_BACK_WIDTH`` wide, saved as a JPEG would be."""
-    sample = generate_sample(SEED, index, category="td1_both")
+def small_sheet(index: int, seed: int = SEED, back_width: int = SMALL_BACK_WIDTH) -> tuple[np.ndarray, dict]:
+    """A generated both-sides sheet shrunk until its back is ``back_width`` wide, saved as a JPEG would be."""
+    sample = generate_sample(seed, index, category="td1_both")
     back = np.asarray(sample.label["capture"]["back_corners"], float)
-    scale = SMALL_BACK_WIDTH / np.linalg.norm(back[1] - back[0])
+    scale = back_width / np.linalg.norm(back[1] - back[0])
     image = cv2.resize(sample.image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     _, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
     return cv2.imdecode(encoded, cv2.IMREAD_UNCHANGED), sample.label
@@ -73,3 +75,20 @@ def test_the_place_beside_a_tilted_back_is_its_front_flattened():
         looks.append((back_at, float(np.mean(np.abs(inner.astype(int) - front_image.astype(int))))))
     # the back's other places lie mostly outside the photo; above it, the front, pixel for pixel but for resampling
     assert [at for at, _ in looks] == [(0, 1)] and looks[0][1] < 12, looks
+
+
+def front_values_read(result, label) -> int:
+    return sum(field_equal(name, result.viz.get(name), label["fields"][name]) for name in FRONT_VALUES)
+
+
+def test_a_back_located_longer_than_a_card_still_has_its_front_read(reader):
+    """A small sheet whose back was located with an outline longer than a card's (its top edge found off the
+    card): the page is no card, so the back is the card around its zone, and the front beside it gives every value
+    (read on that page alone, none)."""
+    image, label = small_sheet(12, OTHER_SEED, back_width=300)
+    result = reader(image)
+    height, width = result.document.rectified.shape[:2]
+    assert result.document.found and result.mrz is not None and result.mrz.type == "TD1"
+    assert width / height > TD1_ASPECT + ONE_CARD_ASPECT_SLACK  # what is looked at: a page in no card's proportions
+    assert front_values_read(result, label) == len(FRONT_VALUES), result.viz
+

@@ -134,9 +134,10 @@ DOCUMENT_AROUND_ZONE = {
 }
 
 
-def document_from_zone(zone: np.ndarray, mrz_type: str) -> np.ndarray | None:
+def document_from_zone(zone: np.ndarray, mrz_type: str, *, upright: bool = False) -> np.ndarray | None:
     """The document's quad (image order) predicted from its MRZ block, ``zone``: TL, TR, BR, BL in reading
-    order (TL is where the first line starts), input coordinates. None for an unknown format.
+    order (TL is where the first line starts), input coordinates. None for an unknown format. ``upright``: the
+    corners in the zone's reading order instead (the upright document's TL, TR, BR, BL).
 
     >>> zone = np.float64([[100, 400], [400, 400], [400, 460], [100, 460]])  # a TD1 zone 300 px wide
     >>> document_from_zone(zone, "TD1").round().tolist()
@@ -144,6 +145,8 @@ def document_from_zone(zone: np.ndarray, mrz_type: str) -> np.ndarray | None:
     >>> turned = np.stack([1000 - zone[:, 1], zone[:, 0]], 1)  # turned a quarter clockwise: lines run down
     >>> document_from_zone(turned, "TD1").round().tolist()
     [[526.0, 80.0], [743.0, 80.0], [743.0, 424.0], [526.0, 424.0]]
+    >>> document_from_zone(turned, "TD1", upright=True).round().tolist()
+    [[743.0, 80.0], [743.0, 424.0], [526.0, 424.0], [526.0, 80.0]]
     >>> document_from_zone(zone, "ZZ") is None
     True
     """
@@ -159,4 +162,4 @@ def document_from_zone(zone: np.ndarray, mrz_type: str) -> np.ndarray | None:
     v = np.array([-u[1], u[0]])  # down the page, in reading direction
     left, top, right, bottom = box
     corners = [origin + width * (x * u + y * v) for x, y in ((left, top), (right, top), (right, bottom), (left, bottom))]
-    return order_corners(np.array(corners))
+    return np.array(corners) if upright else order_corners(np.array(corners))

@@ -32,6 +32,7 @@ from docauth.ocr.printed import PrintedRead, PrintedReader
 from docauth.ocr.printed.assign import surely_differs
 from docauth.ocr.printed.compare import compare_field, printed_name_words, printed_number_texts
 from docauth.ocr.printed.detection import DETECTOR_MODEL
+from docauth.ocr.quad import document_from_zone
 from docauth.ocr.tesseract import tesseract_engine
 from docauth.ocr.zone_geometry import (BOOKLET_TYPES, at_bottom_edge, checked_against_zone, data_page, holds_zone,
                                        zone_agreement, zone_top)
@@ -74,6 +75,7 @@ DOCUMENT_READ_SIDE = 1400
 # (a zone's glyphs are about 2 % of a page's width, 3 % of a card's): the search on the photo finds such lines
 # as a zone whenever they are one; a smaller one's zone may be missed there (glyphs 7 px tall come apart).
 SMALL_FOR_SEARCH = DOCUMENT_READ_SIDE / 2
+CARD_READ_SIDES = (1000, 1100)  # a located document's long side once warped (locate.warp's bounds)
 
 
 @dataclass
@@ -312,11 +314,12 @@ class DocumentReader:
                     printed = PrintedRead(self.printed.postprocess(printed.lines, _zone_fields(mrz), None),
                                           printed.lines, printed.timings_ms)
         zone = _zone_fields(mrz)
-        if (self.printed is not None and view.found and _prints_nothing_more(mrz, None, upright.shape)
-                and missing_zone_values(printed, zone)):
-            # A card's back located on a sheet that may show its front too: the front prints what was not found.
+        back = (_back_on_sheet(view, upright.shape, read, mrz)
+                if self.printed is not None and missing_zone_values(printed, zone) else None)
+        if back is not None:
+            # A card's back on a sheet that may show its front too: the front prints what was not found.
             t = time.perf_counter()
-            rest = read_other_side(self.printed, _as_rgb(image), view.corners, upright.shape[1::-1], zone)
+            rest = read_other_side(self.printed, _as_rgb(image), *back, zone)
             if rest is not None:
                 if printed is None and missing_zone_values(rest, zone):
                     # Both sides on one sheet: the back, not read for itself, may print what the front does not
@@ -499,6 +502,39 @@ def _prints_nothing_more(mrz: MRZResult | None, side: str | None, page_shape) ->
         return False
     height, width = page_shape[:2]
     return width > height and _td1_like(width, height, ONE_CARD_ASPECT_SLACK)
+
+
+def _back_on_sheet(view: DocumentView, page_shape, read: MRZRead | None, mrz: MRZResult | None
+                   ) -> tuple[np.ndarray, tuple[int, int]] | None:
+    """Where a card's back lies whose front may lie beside it on the sheet, and the size it is read at (upright
+    TL, TR, BR, BL in the photo; width, height): the located page when it is one card's back; else, on a page
+    that is not one card (both sides located as one sheet, or an outline cut across a card), the card its TD1
+    zone is printed on, as ICAO sizes put it around the zone. None for a page that is one card with no zone on
+    its back (a front printing its zone has been read for itself).
+
+    >>> from docauth.ocr.mrz import parse_mrz
+    >>> from types import SimpleNamespace
+    >>> back = parse_mrz(["I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6",
+    ...                   "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"])
+    >>> read = SimpleNamespace(zone_in_reading_order=lambda: np.float64([[60, 700], [940, 700], [940, 840], [60, 840]]))
+    >>> view = DocumentView(corners=[[0, 0], [1000, 0], [1000, 900], [0, 900]], rotation=0, found=True)
+    >>> corners, size = _back_on_sheet(view, (900, 1000, 3), read, back)   # a sheet of both sides, stacked
+    >>> corners.round().tolist(), size
+    ([[1.0, 280.0], [1011.0, 280.0], [1011.0, 918.0], [1.0, 918.0]], (1010, 637))
+    >>> _back_on_sheet(view, (631, 1000, 3), read, back)[1], _back_on_sheet(view, (631, 1000, 3), read, None)
+    ((1000, 631), None)
+    """
+    if mrz is None or mrz.type != "TD1" or not getattr(mrz, "structure_ok", False):
+        return None
+    height, width = page_shape[:2]
+    if width > height and _td1_like(width, height, ONE_CARD_ASPECT_SLACK):
+        return (np.asarray(view.corners, np.float32), (width, height)) if view.found else None
+    card = None if read is None else document_from_zone(read.zone_in_reading_order(), "TD1", upright=True)
+    if card is None:
+        return None
+    # read as a located card is warped: its long side as the photo shows it, within the warp's bounds
+    long_side = min(CARD_READ_SIDES[1], max(CARD_READ_SIDES[0], float(np.linalg.norm(card[1] - card[0]))))
+    return card.astype(np.float32), (int(round(long_side)), int(round(long_side / TD1_ASPECT)))
 
 
 def _small_for_search(corners, shape) -> bool:
