@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from docauth.ocr.other_side import OTHER_SIDE_SLACK, flattened, places_beside
+from docauth.ocr.other_side import (OTHER_SIDE_GLANCE_SIDE, OTHER_SIDE_MIN_LINES, OTHER_SIDE_SLACK, flattened,
+                                    lines_seen, places_beside)
 from docauth.ocr.reader import ONE_CARD_ASPECT_SLACK, TD1_ASPECT
 from docauth.synth import generate_sample, render_document
 from docauth.synth.seeds import TESTS
@@ -92,3 +93,15 @@ def test_a_back_located_longer_than_a_card_still_has_its_front_read(reader):
     assert width / height > TD1_ASPECT + ONE_CARD_ASPECT_SLACK  # what is looked at: a page in no card's proportions
     assert front_values_read(result, label) == len(FRONT_VALUES), result.viz
 
+
+def test_a_faint_front_the_glance_hardly_sees_is_looked_at_closer(reader):
+    """A phone photo of a sheet whose front's print the glance finds too few lines of (soft focus): counted again
+    closer, it is read, and its values are found."""
+    sample = generate_sample(OTHER_SEED, 0, category="td1_both")
+    result = reader(sample.image)
+    rgb, corners = sample.image, np.asarray(result.document.corners, np.float32)
+    card_size = result.document.rectified.shape[1::-1]
+    glanced = [lines_seen(reader.printed, rgb, to_place, card_size, back_at, OTHER_SIDE_GLANCE_SIDE)
+               for to_place, back_at in places_beside(corners, rgb.shape)]
+    assert max(glanced) < OTHER_SIDE_MIN_LINES, glanced  # the case: no place looks like a front at the glance
+    assert front_values_read(result, sample.label) >= 2, result.viz

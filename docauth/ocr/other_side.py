@@ -29,6 +29,10 @@ OTHER_SIDE_READS = 2  # places read at most, those holding the most lines first
 # photo's size: a front's values are then about 8 px tall, which the detector still finds when a small photo's
 # text comes to it blurred by upsampling, and a back beside clutter pays little for the look.
 OTHER_SIDE_GLANCE_SIDE = 320
+# A place where the glance finds some line but fewer than a front's is looked at again with its card this large: a
+# faint or blurred front (pastel print, a phone's soft focus) shows the detector a few of its lines at the glance
+# and most of them at twice its size, while the place beside a lone back seldom shows any line at the glance.
+OTHER_SIDE_CLOSER_SIDE = 640
 # The zone's values a card's front prints: while one is not found in print, the other side is looked at.
 FRONT_VALUES = ("surname", "date_of_birth", "document_number")
 
@@ -114,19 +118,18 @@ def read_other_side(reader: PrintedReader, rgb: np.ndarray, corners, card_size: 
                     ) -> PrintedRead | None:
     """The zone's values read beside the back (``corners``: its upright TL, TR, BR, BL in the photo), on the
     places that hold a card's lines, most lines first, until one finds a value; None when none holds enough (a
-    back alone). Each place is flattened as the back was, its card as large as the back was read
-    (``card_size``), and detected at the size a located page is: small print comes to the detector and the
+    back alone). A place that shows some lines at the glance but fewer than a front's is counted again closer
+    (:data:`OTHER_SIDE_CLOSER_SIDE`). Each place is flattened as the back was, its card as large as the back was
+    read (``card_size``), and detected at the size a located page is: small print comes to the detector and the
     recogniser as large as on a card photographed alone, and a sheet whose sides are not in line with the photo
     is still read along its card."""
     corners = np.asarray(corners, dtype=np.float32)
     cw, ch = card_size
-    glance_scale = OTHER_SIDE_GLANCE_SIDE / max(cw, ch)
-    glance = TextDetector(reader.detector.model,
-                          side=int(round(OTHER_SIDE_GLANCE_SIDE * (1 + 2 * OTHER_SIDE_SLACK))))
     counted = []
     for to_place, back_at in places_beside(corners, rgb.shape):
-        boxes = glance(flattened(rgb, to_place, (cw * glance_scale, ch * glance_scale), back_at))
-        lines = sum(1 for b in boxes if b.width >= MIN_LINE_ASPECT * b.height)
+        lines = lines_seen(reader, rgb, to_place, card_size, back_at, OTHER_SIDE_GLANCE_SIDE)
+        if 0 < lines < OTHER_SIDE_MIN_LINES:
+            lines = lines_seen(reader, rgb, to_place, card_size, back_at, OTHER_SIDE_CLOSER_SIDE)
         if lines >= OTHER_SIDE_MIN_LINES:
             counted.append((lines, to_place, back_at))
     full = PrintedReader(TextDetector(reader.detector.model,
@@ -140,6 +143,17 @@ def read_other_side(reader: PrintedReader, rgb: np.ndarray, corners, card_size: 
         if read.fields:
             break
     return best
+
+
+def lines_seen(reader: PrintedReader, rgb: np.ndarray, to_place: np.ndarray, card_size: tuple[int, int],
+               back_at: tuple[int, int], long_side: int) -> int:
+    """How many lines of a card's (as wide as the printed reader's narrowest) the detector finds in a place, its
+    card flattened to ``long_side`` pixels."""
+    cw, ch = card_size
+    scale = long_side / max(cw, ch)
+    detector = TextDetector(reader.detector.model, side=int(round(long_side * (1 + 2 * OTHER_SIDE_SLACK))))
+    boxes = detector(flattened(rgb, to_place, (cw * scale, ch * scale), back_at))
+    return sum(1 for b in boxes if b.width >= MIN_LINE_ASPECT * b.height)
 
 
 def merged(back: PrintedRead | None, front: PrintedRead) -> PrintedRead:
