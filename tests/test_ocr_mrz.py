@@ -362,3 +362,26 @@ def test_a_correction_only_the_composite_chose_is_not_verified():
     r = parse_mrz(read, alternatives=alts)
     assert r.lines == truth and not r.valid
     assert [c["reason"] for c in r.corrections] == ["composite check digit"]
+
+
+def test_unchecked_letters_of_small_glyphs_need_a_surer_read():
+    from docauth.ocr.mrz import confirm_in_print
+    from docauth.ocr.mrz.parse import SMALL_GLYPH_MIN_P, SMALL_GLYPH_PITCH, at_glyph_pitch
+
+    p = (SMALL_GLYPH_MIN_P + 0.8) / 2  # sure enough for a sharp glyph, not for a small one
+    alts = _sure(TD3)
+    alts[0][7] = [("I", p), ("L", 1 - p)]      # ERIKSSON's I
+    alts[0][16] = [("N", p), ("M", 1 - p)]     # ANNA's first N
+    alts[1][1] = [("8", p), ("6", 1 - p)]      # a digit of the document number: its check digit vouches for it
+    large = at_glyph_pitch(parse_mrz(TD3, alternatives=alts), 2 * SMALL_GLYPH_PITCH)
+    assert large.valid and large.glyph_pitch == 2 * SMALL_GLYPH_PITCH
+    small = at_glyph_pitch(parse_mrz(TD3, alternatives=alts), SMALL_GLYPH_PITCH - 1)
+    assert not small.valid and small.checks_pass
+    assert {(0, 7), (0, 16)} <= set(small.uncertain) and (1, 1) not in small.uncertain
+    assert any("px apart" in w for w in small.warnings)
+    # The page's print settles a letter; the zone is valid only once it settles every unsure one.
+    assert not confirm_in_print(small, {"ERIKSSON", "PASSPORT"}).valid
+    assert confirm_in_print(small, {"ERIKSSON", "ANNA", "MARIA"}).valid
+    # Only the unchecked characters are held to it: a small zone read surely there stays valid.
+    alts[0][7], alts[0][16] = [("I", 0.99), ("L", 0.01)], [("N", 0.99), ("M", 0.01)]
+    assert at_glyph_pitch(parse_mrz(TD3, alternatives=alts), SMALL_GLYPH_PITCH - 1).valid

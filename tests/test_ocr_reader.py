@@ -566,3 +566,14 @@ def test_a_zone_that_fails_its_check_digits_still_places_its_document_when_the_o
     card = np.array([[100, 100], [100 + width, 100], [100 + width, 100 + height], [100, 100 + height]], np.float64)
     assert np.abs(corners - card).max() < 0.1 * width, corners
     assert field_equal("surname", result.viz.get("surname"), doc.fields["surname"]), result.viz
+
+
+@pytest.mark.parametrize("index", [0, 32])  # a photo; a booklet small on a flatbed scan, read on the located page
+def test_a_zones_glyph_pitch_is_measured_in_the_photo_whatever_it_was_read_at(mrz_reader, index):
+    import cv2
+
+    sample = generate_sample(SEED + 11, index, "td3_open")
+    half = cv2.resize(sample.image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    (_, full), (_, small) = (mrz_reader.find_zone(image) for image in (sample.image, half))
+    assert full.result.glyph_pitch == full.glyph_pitch() and small.result.glyph_pitch == small.glyph_pitch()
+    assert small.glyph_pitch() == pytest.approx(full.glyph_pitch() / 2, rel=0.15)

@@ -25,7 +25,7 @@ from docauth.ocr.other_side import merged, missing_zone_values, read_other_side
 from docauth.ocr.mrz.confirm import confirm_in_print
 from docauth.ocr.mrz.finder import LINE_H, LINE_W
 from docauth.ocr.mrz.line_model import LABELS, MODEL_NAME
-from docauth.ocr.mrz.parse import MRZResult
+from docauth.ocr.mrz.parse import MRZResult, at_glyph_pitch
 from docauth.ocr.mrz.reader import MRZRead, MRZReader, better_in_black_ink, credible, rank, reading_zoom
 from docauth.ocr.orient import card_outline_landscape, levelled, orient_by_text
 from docauth.ocr.printed import PrintedRead, PrintedReader
@@ -254,6 +254,8 @@ class DocumentReader:
             # A zone that fails its check digits still lies where it lies: an outline that does not hold it is
             # another shape (the portrait, a fingerprint), and the zone's document is where the zone puts it.
             located = checked_against_zone(located, mrz)
+        if mrz is not None:  # judged once chosen: glyph size decides what is trusted, not which zone is found
+            at_glyph_pitch(mrz.result, mrz.glyph_pitch())
         timings["locate_ms"] = (time.perf_counter() - t) * 1000
         return located, mrz
 

@@ -10,7 +10,7 @@ from datetime import date
 
 from docauth.ocr.mrz.countries import is_known_code
 from docauth.ocr.mrz.format import LAYOUTS, allowed_chars, check_ok, code_slices, name_slices, slice_positions
-from docauth.ocr.mrz.parse import MRZResult, parse_mrz
+from docauth.ocr.mrz.parse import MRZResult, at_glyph_pitch, parse_mrz
 from docauth.ocr.mrz.rules import correction
 
 
@@ -92,7 +92,8 @@ def confirm_in_print(result: MRZResult, printed_words, *, printed_numbers=(), to
             confirmations.append(correction(n, i, lines[n][i], c, reason))
         lines[n][i] = c
         alternatives[n][i] = [(c, 1.0)]
-    again = parse_mrz(["".join(row) for row in lines], alternatives=alternatives, today=today)
+    again = at_glyph_pitch(parse_mrz(["".join(row) for row in lines], alternatives=alternatives, today=today),
+                           result.glyph_pitch)
     again.corrections = result.corrections + confirmations + [
         c for c in again.corrections if c not in result.corrections]
     again.zone_top, again.zone = result.zone_top, result.zone

@@ -119,6 +119,8 @@ class MRZResult:
     # Per line and position, the recogniser's ranked (char, probability) candidates; None without them.
     # Not exported: it serves confirm_in_print.
     alternatives: list | None = None
+    # Pixels of the input image from one character to the next (see at_glyph_pitch); None where not measured.
+    glyph_pitch: float | None = None
 
     def field_is_certain(self, name: str) -> bool:
         """Is this field read well enough to stand on its own when the MRZ as a whole is not valid?
@@ -438,6 +440,47 @@ def _doubtful_unchecked(grid, alts, layout, uncertain) -> list[tuple[int, int]]:
                 for other, q in alts[n][i]):
             out.append((n, i))
     return out
+
+
+# Glyphs this few pixels apart in the image they were taken from are drawn by a few pixels each: a name letter
+# then reads as a neighbour (M as N, O as D) with a probability a sharp glyph earns, and nothing checks it. The
+# unchecked characters of such a zone are trusted only above SMALL_GLYPH_MIN_P. Fitted on generated documents
+# downscaled (bench/mrz_small_glyphs.py), where it trades the fewest right zones for each wrong one withheld.
+SMALL_GLYPH_PITCH = 6.0
+SMALL_GLYPH_MIN_P = 0.95
+
+
+def at_glyph_pitch(result: MRZResult, pitch: float | None) -> MRZResult:
+    """``result`` judged knowing that its glyphs lie ``pitch`` pixels apart in the image they were read from
+    (None: not measured). Below SMALL_GLYPH_PITCH a character no check digit covers is uncertain under
+    SMALL_GLYPH_MIN_P, so a zone holding one is not valid (its checks still pass: an unsure read of ours, not
+    a failing document). Only ever withdraws ``valid``; the result is changed in place and returned.
+
+    >>> lines = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B<<<<<10"]
+    >>> alts = [[[(c, 1.0)] for c in line] for line in lines]
+    >>> alts[0][9] = [("S", 0.9), ("Z", 0.1)]                  # a surname letter read at 0.9
+    >>> at_glyph_pitch(parse_mrz(lines, alternatives=alts), 2 * SMALL_GLYPH_PITCH).valid
+    True
+    >>> small = at_glyph_pitch(parse_mrz(lines, alternatives=alts), SMALL_GLYPH_PITCH / 2)
+    >>> small.valid, small.checks_pass, (0, 9) in small.uncertain
+    (False, True, True)
+    """
+    result.glyph_pitch = pitch
+    if pitch is None or pitch >= SMALL_GLYPH_PITCH or result.alternatives is None or result.type not in LAYOUTS:
+        return result
+    checked = checked_positions(LAYOUTS[result.type])
+    known = set(result.uncertain or ())
+    unsure = [(n, i) for n, line in enumerate(result.lines) for i, ch in enumerate(line)
+              if (n, i) not in checked and (n, i) not in known and i < len(result.alternatives[n])
+              and dict(result.alternatives[n][i]).get(ch, 0.0) < SMALL_GLYPH_MIN_P]
+    if not unsure:
+        return result
+    result.uncertain = sorted(known | set(unsure))
+    if result.valid:
+        result.valid = False
+        result.warnings.append(f"glyphs {pitch:.1f} px apart: characters no check digit vouches for read under "
+                               f"{SMALL_GLYPH_MIN_P} at " + ", ".join(f"line {n} pos {i}" for n, i in unsure[:6]))
+    return result
 
 
 def _weakly_checked(uncertain: set, layout) -> list[str]:

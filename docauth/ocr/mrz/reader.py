@@ -29,6 +29,18 @@ class MRZRead:
         """The document's CCW quarter-turn in the input (the ``np.rot90`` convention of the labels)."""
         return int(round(-self.reading_angle / 90.0)) % 4 * 90
 
+    def glyph_pitch(self) -> float:
+        """How many pixels of the input image lie between one character and the next along the zone's lines
+        (median over its lines): how much of each glyph the image recorded, whatever it was enlarged to for
+        reading."""
+        block = self.found.block
+        pitches = []
+        for line, text in zip(block.lines, self.result.lines or [""] * len(block.lines)):
+            ends = np.array([[line.x0, line.y_at(line.x0)], [line.x1, line.y_at(line.x1)]]) / block.scale
+            start, end = self.found.to_input(ends)
+            pitches.append(float(np.hypot(*(end - start))) / max(len(text) or line.count, 1))
+        return float(np.median(pitches))
+
     def zone_in_reading_order(self) -> np.ndarray:
         """The MRZ block's corners in input coordinates, TL first where the first line starts."""
         corners = self.found.corners_in_input()
