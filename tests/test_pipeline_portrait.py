@@ -142,3 +142,54 @@ def test_the_page_ocr_reads_again_is_searched_where_its_layout_puts_the_portrait
     face = pipeline.check(card).stages["face"].output
     expected = "rectified portrait, read page portrait" if pipeline.parallel_face else "rectified portrait"
     assert face["searched"] == expected and face["face_found"], face
+
+
+class CountingFaces:
+    """The real face stage, counting the searches asked of it."""
+
+    def __init__(self, faces):
+        self._faces, self.calls = faces, 0
+        self.concurrent_calls = faces.concurrent_calls
+
+    def encode(self, image, **options):
+        self.calls += 1
+        return self._faces.encode(image, **options)
+
+    def distance(self, templates, encoding):
+        return self._faces.distance(templates, encoding)
+
+
+def test_a_back_the_side_model_took_for_a_front_is_not_searched_for_a_portrait(pipeline):
+    # A card's back (its TD1 zone valid) that the side model calls a front: the zone makes it a back, which
+    # carries no portrait, so no look is spent on it, not even beside OCR in realtime.
+    card = document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False, kind="td1_front")
+    pipeline.classifier = RuleClassifier(side="front")
+    pipeline.faces = counting = CountingFaces(pipeline.faces)
+    pipeline.reader.rectified_page = card
+    pipeline.reader.mrz_type = "TD1"
+    result = pipeline.check(card)
+    assert result.document["side"] == "back" and result.stages["face"].status == "skipped", result.document
+    assert counting.calls == 0, counting.calls
+
+
+def test_a_page_handed_over_under_a_backs_zone_is_searched_when_the_read_makes_it_a_front(pipeline):
+    # OCR hands over the page with a TD1 zone, then its read ends with a card face's zone (TD2): the check asks
+    # for the face after all, and the look the zone held back runs then, where it would have run beside OCR.
+    card = document_of(ASTRONAUT_PERSON, astronaut_portrait(), captured=False, kind="td1_front")
+    pipeline.classifier = RuleClassifier(side="front")
+    pipeline.reader.rectified_page = card
+    pipeline.reader.mrz_type = "TD2"
+    read = pipeline.reader.__call__
+
+    def reader(image, *, side=None, on_rectified=None, expected=None):
+        def handed_over(page, zone):
+            zone.type = "TD1"
+            on_rectified(page, zone)
+            zone.type = "TD2"
+        return read(image, side=side, expected=expected, on_rectified=None if on_rectified is None else handed_over)
+
+    pipeline.reader = reader
+    result = pipeline.check(card)
+    face = result.stages["face"].output
+    assert result.document["side"] == "front", result.document
+    assert face["searched"] == "rectified portrait" and face["face_found"], face

@@ -255,7 +255,7 @@ class Pipeline:
             # Not a document: nothing else runs. A photo too blurred, dark or small to tell is asked for again.
             self._judge_capture(result, image, None, only=NOT_A_DOCUMENT_RETAKE)
             return
-        search = self._start_portrait_search(image, side)
+        search = self._start_portrait_search(image, side, result.document.get("side_scores") or {})
         ocr, read = self._read_document(result, image, side, search.rectified_ready if search else None, person)
         self._judge_capture(result, image, ocr)
         side = self._side_from_mrz(result, side, read)
@@ -272,16 +272,19 @@ class Pipeline:
         result.geometry = document_geometry(ocr, face.output if face is not None else None)
         result.rectified = rectified(ocr)
 
-    def _start_portrait_search(self, image: np.ndarray, side: str | None) -> "PortraitSearch | None":
+    def _start_portrait_search(self, image: np.ndarray, side: str | None, scores: dict) -> "PortraitSearch | None":
         """Latency (realtime): the portrait is searched while OCR reads the printed fields, on the other core:
         first where the layout puts it on the upright rectified document as soon as OCR has made it; when no
-        face is there, the photo as taken and the whole page (a turned or small portrait)."""
+        face is there, the photo as taken and the whole page (a turned or small portrait). Not beside OCR where
+        the zone OCR hands over makes the side one without a portrait (the side model took a card's back for
+        its front): the check then skips the face stage, and the look runs only if it asks after all."""
         wants_face = self.faces is not None and (side is None or side in FACE_SIDES)
         if not (wants_face and self.parallel_face):
             return None
         concurrent_tail = self.faces.concurrent_calls > 1
         return PortraitSearch(self._face_pool(), self._encode_timed, self._encode_places_timed, image,
-                               tail_pool=self._face_tail_pool() if concurrent_tail else None)
+                              tail_pool=self._face_tail_pool() if concurrent_tail else None,
+                              unwanted=lambda zone: _zone_rules_out_portrait(side, scores, zone))
 
     # 1-2. document or not, and which side
     def _classified(self, result: CheckResult, classification: Classification):
@@ -510,6 +513,15 @@ class Pipeline:
         if encoding is None:
             raise InvalidImage("no face was found in the enrolment photo", code="face_not_found")
         return encoding
+
+
+def _zone_rules_out_portrait(side: str | None, scores: dict, zone) -> bool:
+    """Whether ``zone`` (the MRZ OCR read, or None) with the side model's answer decides a side that carries no
+    portrait, as :meth:`Pipeline._side_from_mrz` decides it from the same zone."""
+    if zone is None:
+        return False
+    decided = decide_side(SideEvidence(side, scores, zone.type, bool(zone.valid), bool(zone.format_sure))).side
+    return decided is not None and decided not in FACE_SIDES
 
 
 def _holds_portrait(ocr: DocumentRead, page: np.ndarray) -> bool:

@@ -3,8 +3,6 @@ it in a batch check, the same looks in the same order."""
 
 from __future__ import annotations
 
-from concurrent.futures import Future
-
 import numpy as np
 
 from docauth.pipeline.portrait import portrait_regions
@@ -21,11 +19,14 @@ class PortraitSearch:
     ``rectified_ready`` is OCR's ``on_rectified`` callback (realtime), or called once OCR is done (batch).
     ``encode_places_timed(page, regions, closer=)`` searches the page's portrait places. ``pool`` None: each
     look runs in the caller's thread when it is asked for (a batch check, whose workers fill the cores).
+    ``unwanted(zone)``: whether the zone OCR hands over already decides a side that carries no portrait (a card's
+    back); then the page's look waits until the check asks for the face, as it does in a batch check.
     """
 
-    def __init__(self, pool, encode_timed, encode_places_timed, photo, *, tail_pool=None):
+    def __init__(self, pool, encode_timed, encode_places_timed, photo, *, tail_pool=None, unwanted=None):
         self._pool, self._encode_timed, self._encode_places_timed = pool, encode_timed, encode_places_timed
         self._photo_image = photo
+        self._unwanted = unwanted
         self._followup = None
         self._tail_pool = tail_pool  # set: the last two searches run at once
         self._searched: list[str] = []
@@ -41,9 +42,10 @@ class PortraitSearch:
     def rectified_ready(self, upright, zone=None) -> None:
         """``zone``: the page's MRZ as read (its ``zone_top`` and ``type``), or None."""
         self._upright = upright
-        if self._pool is None:  # the look runs here, and is read as a pool's future is
-            self._followup = Future()
-            self._followup.set_result(self._on_page(upright, zone))
+        if self._pool is None or (self._unwanted is not None and self._unwanted(zone)):
+            # Looked at when the check asks: a batch check asks at once; a side without a portrait never does, and
+            # a look run beside OCR would be CPU spent on an answer nobody reads.
+            self._followup = _WhenAsked(self._on_page, upright, zone)
         else:
             self._followup = self._pool.submit(self._on_page, upright, zone)
 
@@ -114,3 +116,16 @@ class PortraitSearch:
         info["searched"] = self.searched
         return encoding, info, ms
 
+
+class _WhenAsked:
+    """A look read as a pool's future is, run in the caller's thread at its first ``result()``."""
+
+    def __init__(self, look, *args):
+        self._look, self._args = look, args
+        self._done = False
+        self._value = None
+
+    def result(self):
+        if not self._done:
+            self._value, self._done = self._look(*self._args), True
+        return self._value
