@@ -1,5 +1,5 @@
 """Quadrilateral geometry shared by the document locators (contours in :mod:`docauth.ocr.locate`, the
-outline model's mask in :mod:`docauth.ocr.outline`): corner order, a quad from a contour, side refits."""
+outline model's mask in :mod:`docauth.ocr.outline`): corner order, a quad from a contour, side refits, side lengths."""
 
 from __future__ import annotations
 
@@ -163,3 +163,14 @@ def document_from_zone(zone: np.ndarray, mrz_type: str, *, upright: bool = False
     left, top, right, bottom = box
     corners = [origin + width * (x * u + y * v) for x, y in ((left, top), (right, top), (right, bottom), (left, bottom))]
     return np.array(corners) if upright else order_corners(np.array(corners))
+
+
+def side_lengths(corners) -> tuple[float, float, float, float]:
+    """The lengths of a quad's sides (corners in image order TL, TR, BR, BL): top, right, bottom, left.
+
+    >>> side_lengths([[0, 0], [856, 0], [856, 540], [0, 540]])
+    (856.0, 540.0, 856.0, 540.0)
+    """
+    c = np.asarray(corners, dtype=np.float64)
+    top, right, bottom, left = np.linalg.norm(c - c[[1, 2, 3, 0]], axis=1).tolist()
+    return top, right, bottom, left

@@ -26,13 +26,14 @@ from docauth.ocr.mrz.confirm import confirm_in_print
 from docauth.ocr.mrz.finder import LINE_H, LINE_W
 from docauth.ocr.mrz.line_model import LABELS, MODEL_NAME
 from docauth.ocr.mrz.parse import MRZResult, at_glyph_pitch
-from docauth.ocr.mrz.reader import MRZRead, MRZReader, better_in_black_ink, credible, rank, reading_zoom
+from docauth.ocr.mrz.reader import (MRZRead, MRZReader, better_in_black_ink, credible, rank, reading_zoom,
+                                   zone_like)
 from docauth.ocr.orient import card_outline_landscape, levelled, orient_by_text
 from docauth.ocr.printed import PrintedRead, PrintedReader
 from docauth.ocr.printed.assign import surely_differs
 from docauth.ocr.printed.compare import compare_field, printed_name_words, printed_number_texts
 from docauth.ocr.printed.detection import DETECTOR_MODEL
-from docauth.ocr.quad import document_from_zone
+from docauth.ocr.quad import document_from_zone, side_lengths
 from docauth.ocr.tesseract import tesseract_engine
 from docauth.ocr.zone_geometry import (BOOKLET_TYPES, at_bottom_edge, checked_against_zone, data_page, holds_zone,
                                        zone_agreement, zone_top)
@@ -254,6 +255,15 @@ class DocumentReader:
             # A zone that fails its check digits still lies where it lies: an outline that does not hold it is
             # another shape (the portrait, a fingerprint), and the zone's document is where the zone puts it.
             located = checked_against_zone(located, mrz)
+        if side in SIDES_WITHOUT_MRZ and (mrz is not None or doubtful_front or zone_like(glimpsed)) and (
+                mrz is None or not mrz.result.valid):
+            # A "front" whose search saw lines shaped like a zone, or a document no card's shape, and took no valid
+            # zone may be a passport page or a card's back the side model took for a front: searched without a side.
+            unhinted = self.find_zone(image, searched := {}, side=None)
+            timings["mrz_unhinted_ms"] = sum(searched.values())
+            t += timings["mrz_unhinted_ms"] / 1000
+            if unhinted[1] is not None and (mrz is None or rank(unhinted[1]) > rank(mrz)):
+                located, mrz = unhinted
         if mrz is not None:  # judged once chosen: glyph size decides what is trusted, not which zone is found
             at_glyph_pitch(mrz.result, mrz.glyph_pitch())
         timings["locate_ms"] = (time.perf_counter() - t) * 1000
@@ -548,7 +558,7 @@ def _small_for_search(corners, shape) -> bool:
     >>> _small_for_search([[0, 0], [1300, 0], [1300, 900], [0, 900]], (3000, 4500, 3))  # searched at 0.44
     True
     """
-    return bool(max(_sides(corners)) * reading_zoom(shape) < SMALL_FOR_SEARCH)
+    return bool(max(side_lengths(corners)) * reading_zoom(shape) < SMALL_FOR_SEARCH)
 
 
 def _card_proportions(corners) -> bool:
@@ -558,19 +568,8 @@ def _card_proportions(corners) -> bool:
     >>> _card_proportions([[0, 0], [856, 0], [856, 540], [0, 540]]), _card_proportions([[0, 0], [600, 0], [600, 420], [0, 420]])
     (True, False)
     """
-    top, right, bottom, left = _sides(corners)
+    top, right, bottom, left = side_lengths(corners)
     return _td1_like((top + bottom) / 2, (left + right) / 2, CARD_FRONT_ASPECT_SLACK)
-
-
-def _sides(corners) -> tuple[float, float, float, float]:
-    """The lengths of a quad's sides (corners in image order TL, TR, BR, BL): top, right, bottom, left.
-
-    >>> _sides([[0, 0], [856, 0], [856, 540], [0, 540]])
-    (856.0, 540.0, 856.0, 540.0)
-    """
-    c = np.asarray(corners, dtype=np.float64)
-    top, right, bottom, left = np.linalg.norm(c - c[[1, 2, 3, 0]], axis=1).tolist()
-    return top, right, bottom, left
 
 
 def _td1_like(width: float, height: float, slack: float) -> bool:

@@ -229,6 +229,12 @@ def credible(read: "MRZRead | None") -> "MRZRead | None":
     return None
 
 
+def zone_like(read: "MRZRead | None") -> bool:
+    """Does a read look like a zone (its structure, or a country code where the issuing state stands), however
+    unsure the recogniser was of it? Not what :func:`credible` keeps: where to look again."""
+    return read is not None and _mrz_like(read.result)
+
+
 # The recogniser was trained on upright lines only: a block read the wrong way up is nonsense to it, so its
 # confidence drops. When neither way passes every check, a clear confidence gap settles which way is up
 # before the scores do: a sharp MRZ with wrong check digits scores lower than its own upside-down nonsense.
