@@ -385,3 +385,18 @@ def test_unchecked_letters_of_small_glyphs_need_a_surer_read():
     # Only the unchecked characters are held to it: a small zone read surely there stays valid.
     alts[0][7], alts[0][16] = [("I", 0.99), ("L", 0.01)], [("N", 0.99), ("M", 0.01)]
     assert at_glyph_pitch(parse_mrz(TD3, alternatives=alts), SMALL_GLYPH_PITCH - 1).valid
+
+
+def test_a_small_number_whose_o_and_0_could_swap_and_still_pass_is_not_verified():
+    from docauth.ocr.mrz.parse import SMALL_GLYPH_PITCH, at_glyph_pitch
+
+    def zone(number):  # a made-up holder's passport zone with this document number
+        line = number + check_digit(number) + "UTO8203151M3107221<<<<<<<<<<<<<<0"
+        return [TD3[0], line + check_digit(line[:10] + line[13:20] + line[21:43])]
+
+    swappable, alone = zone("X7O520184"), zone("X7O523184")  # O and a 0 at the same check weight; an O alone
+    assert at_glyph_pitch(parse_mrz(swappable, alternatives=_sure(swappable)), 2 * SMALL_GLYPH_PITCH).valid
+    small = at_glyph_pitch(parse_mrz(swappable, alternatives=_sure(swappable)), SMALL_GLYPH_PITCH - 1)
+    assert not small.valid and small.checks_pass and small.checks["document_number"]["doubtful"]
+    assert not small.field_is_certain("document_number") and small.field_is_certain("date_of_birth")
+    assert at_glyph_pitch(parse_mrz(alone, alternatives=_sure(alone)), SMALL_GLYPH_PITCH - 1).valid

@@ -468,6 +468,12 @@ def at_glyph_pitch(result: MRZResult, pitch: float | None) -> MRZResult:
     result.glyph_pitch = pitch
     if pitch is None or pitch >= SMALL_GLYPH_PITCH or result.alternatives is None or result.type not in LAYOUTS:
         return result
+    for name in _o_or_zero_undecided(result):
+        result.checks[name]["doubtful"] = True
+        if result.valid:
+            result.valid = False
+            result.warnings.append(f"{name}: glyphs {pitch:.1f} px apart, O and 0 read in it, and another choice "
+                                   "between them passes every check digit too")
     checked = checked_positions(LAYOUTS[result.type])
     known = set(result.uncertain or ())
     unsure = [(n, i) for n, line in enumerate(result.lines) for i, ch in enumerate(line)
@@ -481,6 +487,46 @@ def at_glyph_pitch(result: MRZResult, pitch: float | None) -> MRZResult:
         result.warnings.append(f"glyphs {pitch:.1f} px apart: characters no check digit vouches for read under "
                                f"{SMALL_GLYPH_MIN_P} at " + ", ".join(f"line {n} pos {i}" for n, i in unsure[:6]))
     return result
+
+
+# More O-or-0 places in one field than this: the choices between them are not counted out, the field is undecided.
+MAX_O_OR_ZERO_PLACES = 8
+
+
+def _o_or_zero_undecided(result: MRZResult) -> list[str]:
+    """Check-digit fields holding an O where letters and digits may stand (a document or personal number) for
+    which another choice of O or 0 at its O-or-0 places also passes every check digit. Drawn a few pixels wide,
+    O and 0 are one blob to the recogniser; one swap always changes a check digit (O is worth 24, 0 is 0), but two
+    swaps whose weights add up to a multiple of 5 (7 and 3) do not.
+
+    >>> from docauth.ocr.mrz.checkdigit import check_digit
+    >>> def zone(number):                                  # a made-up holder's zone with this document number
+    ...     line = number + check_digit(number) + "UTO7408122F1204159ZE184226B<<<<<1"
+    ...     composite = check_digit(line[:10] + line[13:20] + line[21:43])
+    ...     return ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", line + composite]
+    >>> _o_or_zero_undecided(parse_mrz(zone("K5O213734")))   # one O: as 0 it fails the check digit
+    []
+    >>> _o_or_zero_undecided(parse_mrz(zone("K5O210734")))   # O and 0 at the same weight: swapped, both pass
+    ['document_number']
+    """
+    layout = LAYOUTS[result.type]
+    undecided = []
+    for name, (slices, _check) in layout["checks"].items():
+        places = [(n, i) for n, i in slice_positions(slices) if result.lines[n][i] in "O0"
+                  and {"O", "0"} <= set(allowed_chars(layout["classes"][n][i]))]
+        if name == "composite" or not any(result.lines[n][i] == "O" for n, i in places):
+            continue
+        grid = [list(line) for line in result.lines]
+        passing = 0
+        for choice in product("O0", repeat=len(places)) if len(places) <= MAX_O_OR_ZERO_PLACES else ():
+            for (n, i), c in zip(places, choice):
+                grid[n][i] = c
+            passing += all(c["ok"] for c in run_checks(["".join(row) for row in grid], result.type, layout).values())
+            if passing > 1:
+                break
+        if passing > 1 or len(places) > MAX_O_OR_ZERO_PLACES:
+            undecided.append(name)
+    return undecided
 
 
 def _weakly_checked(uncertain: set, layout) -> list[str]:
