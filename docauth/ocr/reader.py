@@ -536,11 +536,11 @@ def _back_on_sheet(view: DocumentView, page_shape, read: MRZRead | None, mrz: MR
     >>> _back_on_sheet(view, (631, 1000, 3), read, back)[1], _back_on_sheet(view, (631, 1000, 3), read, None)
     ((1000, 631), None)
     """
-    if mrz is None or mrz.type != "TD1" or not getattr(mrz, "structure_ok", False):
-        return None
-    height, width = page_shape[:2]
-    if width > height and _td1_like(width, height, ONE_CARD_ASPECT_SLACK):
+    if _prints_nothing_more(mrz, None, page_shape):  # the located page is one card's back
+        height, width = page_shape[:2]
         return (np.asarray(view.corners, np.float32), (width, height)) if view.found else None
+    if mrz is None or mrz.type != "TD1" or not mrz.structure_ok:
+        return None
     card = None if read is None else document_from_zone(read.zone_in_reading_order(), "TD1", upright=True)
     if card is None:
         return None
