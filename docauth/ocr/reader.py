@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -22,6 +22,7 @@ import numpy as np
 from docauth.errors import InvalidImage, ModelError
 from docauth.ocr import locate, outline
 from docauth.ocr.other_side import merged, missing_zone_values, read_other_side
+from docauth.ocr.photo_search import DOCUMENT_READ_SIDE, PhotoSearch
 from docauth.ocr.mrz.confirm import confirm_in_print
 from docauth.ocr.mrz.finder import LINE_H, LINE_W
 from docauth.ocr.mrz.line_model import LABELS, MODEL_NAME
@@ -70,8 +71,6 @@ READ_IN_PLACE_CONFIDENCE = 0.85
 WHOLE_FRAME_READ_SIDE = 1400
 OUTLINE_MODEL = outline.MODEL_NAME
 SAME_CORNERS_PX = 4.0  # two located outlines this close are the same
-# Long side of the located document when its MRZ is read again on it (a TD3 line then spans ~600 px).
-DOCUMENT_READ_SIDE = 1400
 # A document this long (px) or longer in the image its zone is searched on prints zone glyphs of 10 px or more
 # (a zone's glyphs are about 2 % of a page's width, 3 % of a card's): the search on the photo finds such lines
 # as a zone whenever they are one; a smaller one's zone may be missed there (glyphs 7 px tall come apart).
@@ -206,17 +205,24 @@ class DocumentReader:
         """(the located document, the MRZ the check takes) — searched on the photo, on the located document and
         in black ink as the check searches a photo of ``side``, without warping it or reading its print:
         ``docauth classify`` and ``/v1/classify`` settle the side on the very zone the check would."""
-        timings = {} if timings is None else timings
         image = _as_rgb(image)
+        # A "front" may be searched again without a side (below), which asks for the same reads again.
+        search = PhotoSearch(self.mrz_reader, self.outline_model, image, again=side in SIDES_WITHOUT_MRZ)
+        return self._find_zone(search, {} if timings is None else timings, side)
+
+    def _find_zone(self, search: PhotoSearch, timings: dict, side: str | None
+                   ) -> tuple[locate.Located, MRZRead | None]:
+        image = search.image
         t = time.perf_counter()
-        glimpsed = self.mrz_reader.read(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), expected=side not in SIDES_WITHOUT_MRZ)
+        glimpsed = search.read_photo(expected=side not in SIDES_WITHOUT_MRZ)
         mrz = credible(glimpsed)
         timings["mrz_ms"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         expected = zone_agreement(mrz) if mrz is not None and mrz.result.valid else None
         # No MRZ read: not an open booklet (its spread shows the data page's zone), so prefer one document's shape.
-        located = locate.locate_document(image, self.outline_model, accept=expected,
-                                         shapes=locate.ONE_DOCUMENT_ASPECTS if mrz is None else None)
+        shapes = locate.ONE_DOCUMENT_ASPECTS if mrz is None else None
+        located = (locate.locate_document(image, self.outline_model, accept=expected, shapes=shapes)
+                   if expected is not None else search.locate(shapes=shapes))
         zone_expected = located.found and side not in SIDES_WITHOUT_MRZ
         # A "front" is searched again when what was located, or the photo a scan fills, is no card, and a zone
         # may be on it: the photo's search found lines shaped like one, or the document is too small in the photo
@@ -226,13 +232,13 @@ class DocumentReader:
                           and (glimpsed is not None or _small_for_search(located.corners, image.shape)))
         if (mrz is None or not mrz.result.valid) and (zone_expected or doubtful_front):
             t_second = time.perf_counter()
-            second = credible(self._read_mrz_on_document(image, located.corners))
+            second = credible(search.read_on_document(located.corners))
             if mrz is None and second is None and zone_expected:
                 # The zone too small in the photo to be found (a booklet on a flatbed page): the shape search
                 # took one page of the spread, most likely the blank one. The spread holds the data page.
                 spread = locate.locate_any_shape(image, located, self.outline_model)
                 if spread.found and not np.allclose(spread.corners, located.corners, atol=SAME_CORNERS_PX):
-                    second = credible(self._read_mrz_on_document(image, spread.corners))
+                    second = credible(search.read_on_document(spread.corners))
                     if second is not None:
                         located = spread
             if second is not None and (mrz is None or rank(second) > rank(mrz)):
@@ -259,7 +265,7 @@ class DocumentReader:
                 mrz is None or not mrz.result.valid):
             # A "front" whose search saw lines shaped like a zone, or a document no card's shape, and took no valid
             # zone may be a passport page or a card's back the side model took for a front: searched without a side.
-            unhinted = self.find_zone(image, searched := {}, side=None)
+            unhinted = self._find_zone(search, searched := {}, side=None)
             timings["mrz_unhinted_ms"] = sum(searched.values())
             t += timings["mrz_unhinted_ms"] / 1000
             if unhinted[1] is not None and (mrz is None or rank(unhinted[1]) > rank(mrz)):
@@ -268,21 +274,6 @@ class DocumentReader:
             at_glyph_pitch(mrz.result, mrz.glyph_pitch())
         timings["locate_ms"] = (time.perf_counter() - t) * 1000
         return located, mrz
-
-    def _read_mrz_on_document(self, image: np.ndarray, corners: np.ndarray) -> MRZRead | None:
-        """The MRZ read again on the located document, warped flat at reading size.
-
-        On the photo as taken the MRZ was missed or misread where the document is small in the frame
-        (a booklet on a flatbed page: glyphs 7 px tall after the search's downscale), blurred and tilted,
-        or beside text-like clutter (a keyboard) that the search took for the zone. The warped document
-        has none of those. Costs one more MRZ search, only when the first found nothing valid.
-        """
-        # Warped in colour: where luminance reads no valid zone, the reader looks again in black ink alone.
-        flat, homography = locate.warp(image, corners, max_long_side=DOCUMENT_READ_SIDE, min_long_side=DOCUMENT_READ_SIDE)
-        read = self.mrz_reader.read(flat, expected=True)
-        if read is not None:
-            read.found = replace(read.found, outer=np.linalg.inv(homography))
-        return read
 
     def __call__(self, image: np.ndarray, *, side: str | None = None,
                  on_rectified: Callable[[np.ndarray], None] | None = None, expected: dict | None = None) -> OCRResult:

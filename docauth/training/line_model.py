@@ -96,7 +96,7 @@ def capture_strips(count: int, seed: int, start: int = 0, log=None, flat: bool =
     """Strips from synthetic phone and scanner captures, found by the reader's own search.
 
     ``flat``: also those of the reader's second search, on the document warped flat at reading
-    size (:meth:`docauth.ocr.reader.DocumentReader._read_mrz_on_document`): sharper and larger
+    size (:meth:`docauth.ocr.photo_search.PhotoSearch.read_on_document`): sharper and larger
     than on the photo, and the search that reads the blurred, small pages the first one missed.
     """
     rng = np.random.default_rng(seed + 7)

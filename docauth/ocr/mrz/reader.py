@@ -4,7 +4,7 @@ the best read kept (:class:`MRZReader`), and whether a read is an MRZ at all (:f
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -77,50 +77,12 @@ class MRZReader:
         rgb = np.ascontiguousarray(rgb[..., :3])
         return self._read_gray(black_ink(rgb), expected=True) if _coloured(rgb) else None
 
+    def reading(self, gray: np.ndarray) -> "ZoneReading":
+        """``gray`` prepared to be searched for a zone as often as asked (:class:`ZoneReading`)."""
+        return ZoneReading(self, gray)
+
     def _read_gray(self, gray: np.ndarray, *, expected: bool) -> MRZRead | None:
-        gray, zoom = _reading_scale(gray)
-        glyphs = glyph_map(gray)  # both direction measures below work on it
-        angle = text_angle(gray, glyphs=glyphs)
-        search = ZoneSearch(gray)  # the second pass and the welded direction reuse the first's images
-        read_blocks: list = []  # the blocks read: the second pass may find the first's again
-        best: MRZRead | None = None
-        # Second pass only when the first read nothing valid: with hair-lines cut, an MRZ printed over
-        # guilloche comes apart into its lines (it costs a second line search, so not by default).
-        for open_thin in (None, True) if expected else (None,):
-            best = self._read_best(search.levelled(limit=2, open_thin=open_thin, axes=expected, angle=angle), best,
-                                   read_blocks)
-            if best is None or best.result.valid:
-                break
-        if expected and (best is None or not best.result.valid):
-            # Glyphs welded into runs (motion blur) leave too few single glyphs to tell the direction of the
-            # text, or it follows other text (a typed page beside the document): the runs' own axes tell it.
-            welded = welded_text_angle(gray, glyphs=glyphs)
-            tried = [angle] if angle is not None else [0.0, 90.0]
-            # Runs of glyphs are long: a tilt the glyph chaining shrugs off (4 degrees) lifts a run's end by
-            # more than its height, so a closer direction is searched again.
-            if welded is not None and all(angle_apart(welded, a) > WELDED_SAME_DIRECTION for a in tried):
-                best = self._read_best(search.at(welded, limit=2), best, read_blocks)
-        if best is not None and zoom != 1.0:
-            best.found = _unzoomed(best.found, zoom)
-        return best
-
-    def _read_best(self, candidates: list[FoundMRZ], best: MRZRead | None, read_before: list) -> MRZRead | None:
-        """The better of ``best`` and the candidates read in turn, up to the first valid one. A read the
-        reader would drop as other text (:func:`credible`) never displaces one it would keep: its score
-        is no measure against a zone's (a sharp zone with wrong check digits scores low too).
-
-        ``read_before``: the blocks already weighed for ``best`` (the same block reads the same again,
-        and a tie never displaces ``best``), skipped; those read now are added."""
-        for found in candidates:
-            if any(found is seen for seen in read_before):
-                continue
-            read_before.append(found)
-            read = self.read_block(found)
-            if best is None or _rank_kept_first(read) > _rank_kept_first(best):
-                best = read
-            if read.result.valid:
-                break
-        return best
+        return ZoneReading(self, gray).read(expected=expected)
 
     def read_block(self, found: FoundMRZ) -> MRZRead:
         """Read a block as found and, unless that read is valid, turned 180 degrees: the right way gives the
@@ -174,6 +136,72 @@ class MRZReader:
     def _parse(probs: np.ndarray) -> tuple[MRZResult, float]:
         length = _line_length(probs)
         return _parsed([decode_line(p, length) for p in probs])
+
+
+class ZoneReading:
+    """One grayscale image searched for a zone, as often as a reader asks, with or without expecting one: its
+    reading scale, glyph map, text directions, levelled images and each block's read are made once (a card
+    "front" is searched again without a side, which repeats the first search's work)."""
+
+    def __init__(self, reader: MRZReader, gray: np.ndarray):
+        self.reader = reader
+        self.gray, self.zoom = _reading_scale(gray)
+        self.glyphs = glyph_map(self.gray)  # both direction measures work on it
+        self.angle = text_angle(self.gray, glyphs=self.glyphs)
+        self.search = ZoneSearch(self.gray)  # the second pass and the welded direction reuse the first's images
+        self._welded: list = []  # the welded-run direction, once measured
+        self._reads: dict = {}  # id(found) -> (found, its read): the search hands out the same blocks again
+
+    def read(self, *, expected: bool) -> MRZRead | None:
+        """:meth:`MRZReader.read` of the image (see there for ``expected``). Reads handed out share their
+        :class:`MRZResult` with later calls' reads of the same block."""
+        angle = self.angle
+        read_blocks: list = []  # the blocks read: the second pass may find the first's again
+        best: MRZRead | None = None
+        # Second pass only when the first read nothing valid: with hair-lines cut, an MRZ printed over
+        # guilloche comes apart into its lines (it costs a second line search, so not by default).
+        for open_thin in (None, True) if expected else (None,):
+            best = self._read_best(self.search.levelled(limit=2, open_thin=open_thin, axes=expected, angle=angle),
+                                   best, read_blocks)
+            if best is None or best.result.valid:
+                break
+        if expected and (best is None or not best.result.valid):
+            # Glyphs welded into runs (motion blur) leave too few single glyphs to tell the direction of the
+            # text, or it follows other text (a typed page beside the document): the runs' own axes tell it.
+            if not self._welded:
+                self._welded.append(welded_text_angle(self.gray, glyphs=self.glyphs))
+            welded = self._welded[0]
+            tried = [angle] if angle is not None else [0.0, 90.0]
+            # Runs of glyphs are long: a tilt the glyph chaining shrugs off (4 degrees) lifts a run's end by
+            # more than its height, so a closer direction is searched again.
+            if welded is not None and all(angle_apart(welded, a) > WELDED_SAME_DIRECTION for a in tried):
+                best = self._read_best(self.search.at(welded, limit=2), best, read_blocks)
+        if best is not None and self.zoom != 1.0:
+            best = replace(best, found=_unzoomed(best.found, self.zoom))
+        return best
+
+    def _read_best(self, candidates: list[FoundMRZ], best: MRZRead | None, read_before: list) -> MRZRead | None:
+        """The better of ``best`` and the candidates read in turn, up to the first valid one. A read the
+        reader would drop as other text (:func:`credible`) never displaces one it would keep: its score
+        is no measure against a zone's (a sharp zone with wrong check digits scores low too).
+
+        ``read_before``: the blocks already weighed for ``best`` (the same block reads the same again,
+        and a tie never displaces ``best``), skipped; those read now are added."""
+        for found in candidates:
+            if any(found is seen for seen in read_before):
+                continue
+            read_before.append(found)
+            read = self._read_block(found)
+            if best is None or _rank_kept_first(read) > _rank_kept_first(best):
+                best = read
+            if read.result.valid:
+                break
+        return best
+
+    def _read_block(self, found: FoundMRZ) -> MRZRead:
+        if id(found) not in self._reads:
+            self._reads[id(found)] = (found, self.reader.read_block(found))
+        return self._reads[id(found)][1]
 
 
 def _parsed(reads: list, how: str = "") -> tuple[MRZResult, float]:
