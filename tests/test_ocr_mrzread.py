@@ -188,11 +188,32 @@ def test_a_zone_search_finds_what_the_functions_do_and_makes_each_direction_once
     angle = found[0].angle
     assert search.at(angle) is found  # asked again: the same blocks, not found again
     levelled_search = search._at[angle][2]
-    binary = levelled_search._binary
+    binary = levelled_search._labelled.binary
     thin = search.at(angle, open_thin=True)
-    assert levelled_search._binary is binary and len(search._at) == 1  # hair-lines cut on the same binarisation
+    assert levelled_search._labelled.binary is binary and len(search._at) == 1  # hair-lines cut on the same binarisation
     assert [f.block.box for f in thin] == [f.block.box for f in find_mrz_at(gray, angle, open_thin=True)]
     assert search.at(angle, open_thin=True) is thin
+
+
+def test_a_scan_no_larger_than_its_glyph_map_is_labelled_once_for_direction_and_search():
+    """A scan searched at the glyph map's size (small ones are enlarged to it) is that map: the unturned search
+    takes its binarisation and components, and finds the very blocks a search of its own finds."""
+    from docauth.ocr.mrz.direction import GLYPH_MAP_SIDE
+    from docauth.ocr.mrz.finder import find_mrz_at
+    from docauth.ocr.mrz.reader import ZoneReading
+
+    gray = cv2.cvtColor(generate_sample(SEED, 20, category="td1_back").image, cv2.COLOR_RGB2GRAY)
+    angle = text_angle(gray)
+    gray, _m = rotate_degrees(gray, angle)  # levelled: the zone is found unturned
+    scale = GLYPH_MAP_SIDE / max(gray.shape)
+    small = cv2.resize(gray, (round(gray.shape[1] * scale), round(gray.shape[0] * scale)), interpolation=cv2.INTER_AREA)
+    reading = ZoneReading(None, small)  # the reader's model is only asked to read blocks
+    found = reading.search.at(0.0)
+    assert reading.search._at[0.0][2]._labelled is reading.glyphs
+    assert found and [f.block.box for f in found] == [f.block.box for f in find_mrz_at(small, 0.0)]
+    larger = ZoneReading(None, cv2.resize(small, None, fx=1.2, fy=1.2))  # its glyph map is reduced: not shared
+    larger.search.at(0.0)
+    assert larger.search._at[0.0][2]._labelled is not larger.glyphs
 
 
 def test_black_ink_is_the_brightest_channel_plus_colourfulness_at_most_white():

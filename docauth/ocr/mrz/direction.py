@@ -21,20 +21,21 @@ def glyph_map(gray: np.ndarray, max_side: int = GLYPH_MAP_SIDE) -> np.ndarray:
     return binarise(gray)
 
 
-def text_angle(gray: np.ndarray, max_side: int = GLYPH_MAP_SIDE, *, glyphs: np.ndarray | None = None
-               ) -> float | None:
+def text_angle(gray: np.ndarray, max_side: int = GLYPH_MAP_SIDE, *, glyphs: np.ndarray | None = None,
+               components: tuple | None = None) -> float | None:
     """Direction of the text lines in degrees, in [-90, 90), or None when there is too little text.
 
     Each glyph's nearest glyph-sized neighbours lie along its line (the pitch is
     shorter than the line spacing, in an MRZ and in printed fields alike), so the
     histogram of neighbour directions peaks at the text direction, whatever the
     rotation. ``rotate_degrees(gray, angle)`` then levels the text. ``glyphs``: ``glyph_map(gray, max_side)``
-    when the caller has it already.
+    when the caller has it already, ``components`` its :func:`label_components`.
     """
     from scipy.spatial import cKDTree  # deferred: scipy takes about a second to import, only the search needs it
 
     binary = glyph_map(gray, max_side) if glyphs is None else glyphs
-    boxes = glyph_boxes(binary, min_h=5, max_h=max(8, min(binary.shape) // 6))
+    boxes = glyph_boxes(binary, min_h=5, max_h=max(8, min(binary.shape) // 6),
+                        stats=None if components is None else components[2])
     # Single glyphs only: a merged word's nearest neighbour is the line above, not the next word.
     elongation = np.maximum(boxes[:, 2], boxes[:, 3]) / np.maximum(1.0, np.minimum(boxes[:, 2], boxes[:, 3]))
     boxes = boxes[elongation <= 2.2]
@@ -59,17 +60,17 @@ def text_angle(gray: np.ndarray, max_side: int = GLYPH_MAP_SIDE, *, glyphs: np.n
     return _histogram_peak(angles, weights, min_peak=6.0)
 
 
-def welded_text_angle(gray: np.ndarray, max_side: int = GLYPH_MAP_SIDE, *, glyphs: np.ndarray | None = None
-                      ) -> float | None:
+def welded_text_angle(gray: np.ndarray, max_side: int = GLYPH_MAP_SIDE, *, glyphs: np.ndarray | None = None,
+                      components: tuple | None = None) -> float | None:
     """Direction of the text lines in degrees, in [-90, 90), from text whose glyphs have run together.
 
     Under motion blur or heavy defocus a line's glyphs weld into a few long blobs, and
     :func:`text_angle`, which needs single glyphs, follows other text or sees none. Each
     elongated component's own axis (second moments) runs along its line instead. ``glyphs``:
-    ``glyph_map(gray, max_side)`` when the caller has it already.
+    ``glyph_map(gray, max_side)`` when the caller has it already, ``components`` its :func:`label_components`.
     """
     binary = glyph_map(gray, max_side) if glyphs is None else glyphs
-    n, labels, stats = label_components(binary)
+    n, labels, stats = label_components(binary) if components is None else components
     ys, xs = np.nonzero(labels)
     of = labels[ys, xs]
     area = np.maximum(stats[:, 4], 1).astype(np.float64)

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from docauth.ocr.mrz.direction import text_angle
-from docauth.ocr.mrz.glyphs import binarise, glyph_boxes
+from docauth.ocr.mrz.glyphs import Labelled, binarise, glyph_boxes
 
 LINE_H, LINE_W = 32, 768  # line recogniser input: a line stretched to the width, glyphs ~19 px tall
 LINE_LENGTHS = {3: (30,), 2: (44, 36)}
@@ -194,15 +194,17 @@ def _make_line(boxes: np.ndarray) -> TextLine:
                     x1=float((boxes[:, 0] + boxes[:, 2]).max()), slope=float(slope), intercept=float(intercept))
 
 
-def find_text_lines(gray: np.ndarray, open_thin: bool = False, binary: np.ndarray | None = None) -> list[TextLine]:
+def find_text_lines(gray: np.ndarray, open_thin: bool = False, binary: np.ndarray | None = None,
+                    stats: np.ndarray | None = None) -> list[TextLine]:
     """``binary``: ``binarise(gray)`` when the caller has it already (the search with hair-lines cut after
-    the one without binarises the same image)."""
+    the one without binarises the same image); ``stats``: its components' (not taken with hair-lines cut)."""
     h, w = gray.shape
     binary = binarise(gray) if binary is None else binary
     if open_thin:
         # Hair-line guilloche crossing the glyphs welds them into one huge component: cut it off.
         binary = cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    boxes = glyph_boxes(binary, min_h=6, max_h=max(8, h // 3))
+        stats = None
+    boxes = glyph_boxes(binary, min_h=6, max_h=max(8, h // 3), stats=stats)
     return [ln for ln in _merge_rows(_chain_lines(boxes)) if _long_enough(ln)]
 
 
@@ -227,16 +229,19 @@ def find_mrz_candidates(gray: np.ndarray, max_side: int = 1400, limit: int = 3,
 
 class _Levelled:
     """One levelled image as the line search sees it: reduced to at most ``max_side`` and binarised once, each
-    search's blocks (with hair-lines cut or not, up to ``limit``) found once however often they are asked for."""
+    search's blocks (with hair-lines cut or not, up to ``limit``) found once however often they are asked for.
+    ``labelled``: ``gray`` binarised and labelled already (the text direction's glyph map of it), taken when
+    ``gray`` is searched unreduced."""
 
-    def __init__(self, gray: np.ndarray, max_side: int = 1400):
+    def __init__(self, gray: np.ndarray, max_side: int = 1400, labelled: Labelled | None = None):
         self.scale = 1.0
         h, w = gray.shape
         if max(h, w) > max_side:
             self.scale = max_side / max(h, w)
             gray = cv2.resize(gray, (round(w * self.scale), round(h * self.scale)), interpolation=cv2.INTER_AREA)
+            labelled = None
         self.gray = gray
-        self._binary: np.ndarray | None = None
+        self._labelled = labelled
         self._found: dict = {}
 
     def candidates(self, limit: int, open_thin: bool | None) -> list[MRZBlock]:
@@ -247,15 +252,18 @@ class _Levelled:
     def _candidates(self, limit: int, open_thin: bool) -> list[MRZBlock]:
         key = (limit, open_thin)
         if key not in self._found:
-            if self._binary is None:
-                self._binary = binarise(self.gray)
-            self._found[key] = _candidates(self.gray, self.scale, limit, open_thin=open_thin, binary=self._binary)
+            if self._labelled is None:
+                self._labelled = Labelled(binarise(self.gray))
+            stats = None if open_thin else self._labelled.components[2]
+            self._found[key] = _candidates(self.gray, self.scale, limit, open_thin=open_thin,
+                                           binary=self._labelled.binary, stats=stats)
         return self._found[key]
 
 
 def _candidates(gray: np.ndarray, scale: float, limit: int, open_thin: bool,
-                binary: np.ndarray | None = None) -> list[MRZBlock]:
-    lines = [ln for ln in find_text_lines(gray, open_thin=open_thin, binary=binary) if _is_mrz_line(ln)]
+                binary: np.ndarray | None = None, stats: np.ndarray | None = None) -> list[MRZBlock]:
+    lines = [ln for ln in find_text_lines(gray, open_thin=open_thin, binary=binary, stats=stats)
+             if _is_mrz_line(ln)]
     lines.sort(key=lambda ln: ln.intercept + ln.slope * (ln.x0 + ln.x1) / 2)
     scored = []
     for i in range(len(lines)):
@@ -423,8 +431,10 @@ class ZoneSearch:
     turned, reduced and binarised image is made once, each search's blocks found once (the same
     :class:`FoundMRZ` objects when asked for again, so a reader can tell a block it has read already)."""
 
-    def __init__(self, gray: np.ndarray):
+    def __init__(self, gray: np.ndarray, labelled: Labelled | None = None):
+        """``labelled``: ``gray`` binarised and labelled already (its glyph map when made unreduced)."""
         self.gray = gray
+        self._labelled = labelled
         self._at: dict = {}  # angle -> (levelled full-resolution image, its 2x3 matrix, _Levelled)
         self._found: dict = {}
 
@@ -446,11 +456,12 @@ class ZoneSearch:
         """:func:`find_mrz_at` of this image."""
         angle = float(angle)
         if angle not in self._at:
+            labelled = None
             if abs(angle) < 0.3:
-                levelled, m = self.gray, np.array([[1.0, 0, 0], [0, 1.0, 0]])
+                levelled, m, labelled = self.gray, np.array([[1.0, 0, 0], [0, 1.0, 0]]), self._labelled
             else:
                 levelled, m = rotate_degrees(self.gray, angle)
-            self._at[angle] = (levelled, m, _Levelled(levelled))
+            self._at[angle] = (levelled, m, _Levelled(levelled, labelled=labelled))
         levelled, m, search = self._at[angle]
         blocks = search.candidates(limit, open_thin)
         key = (angle, id(blocks))

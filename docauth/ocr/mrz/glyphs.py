@@ -20,8 +20,24 @@ def label_components(binary: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
     return n, labels, stats
 
 
-def glyph_boxes(binary: np.ndarray, min_h: int, max_h: int) -> np.ndarray:
-    _n, _labels, stats = label_components(binary)
+class Labelled:
+    """A binary image and its components (:func:`label_components`), labelled once however many searches take
+    glyphs from it (the text direction's measures, the unturned zone search on an image no larger than its map)."""
+
+    def __init__(self, binary: np.ndarray):
+        self.binary = binary
+        self._components: tuple | None = None
+
+    @property
+    def components(self) -> tuple[int, np.ndarray, np.ndarray]:
+        if self._components is None:
+            self._components = label_components(self.binary)
+        return self._components
+
+
+def glyph_boxes(binary: np.ndarray, min_h: int, max_h: int, *, stats: np.ndarray | None = None) -> np.ndarray:
+    """``stats``: ``label_components(binary)``'s, when the caller has them."""
+    stats = label_components(binary)[2] if stats is None else stats
     s = stats[1:]
     w, h, area = s[:, 2], s[:, 3], s[:, 4]
     # Wide components are kept: blur merges runs of '<' into one zig-zag, still part of the line.

@@ -10,8 +10,9 @@ import cv2
 import numpy as np
 
 from docauth.ocr.mrz.countries import is_known_code
-from docauth.ocr.mrz.direction import glyph_map, text_angle, welded_text_angle
+from docauth.ocr.mrz.direction import GLYPH_MAP_SIDE, glyph_map, text_angle, welded_text_angle
 from docauth.ocr.mrz.finder import LINE_LENGTHS, FoundMRZ, ZoneSearch, angle_apart, cut_strip
+from docauth.ocr.mrz.glyphs import Labelled
 from docauth.ocr.mrz.line_model import decode_line, vote_lines
 from docauth.ocr.mrz.parse import MRZResult, checks_pass, parse_mrz
 
@@ -90,18 +91,21 @@ class MRZReader:
         block = found.block
         strips = np.stack([cut_strip(found.gray, line, block.scale) for line in block.lines])
         probs = self.model.predict(strips[..., None])
-        first = self._parse(probs)
+        first_lines = _decoded(probs)
+        first = _parsed(first_lines[1])
         # A block valid as found is the right way up (turned, a valid zone reads as nonsense): it is not read
         # turned for nothing (half the recogniser's work on a zone).
         turned = None
         if not first[0].valid:
             flipped = np.ascontiguousarray(strips[::-1, ::-1, ::-1])  # turned: lines reversed, each reversed
             turned_probs = self.model.predict(flipped[..., None])
-            turned = self._parse(turned_probs)
+            turned_lines = _decoded(turned_probs)
+            turned = _parsed(turned_lines[1])
         upright = 0 if turned is None or _upright_first(first, turned) else 1
         result, confidence = first if upright == 0 else turned
         if not result.valid and _mrz_like(result):
-            voted = self._read_recut(found, probs if upright == 0 else turned_probs, upright=bool(upright))
+            voted = self._read_recut(found, probs if upright == 0 else turned_probs,
+                                     first_lines if upright == 0 else turned_lines, upright=bool(upright))
             # Only a vote whose check digits all pass replaces the read (its names may still be unsure): one that
             # fails too is no surer, and the correction search on its other candidates can respell a zone whose
             # check digits are wrong as printed until the composite fits.
@@ -110,10 +114,11 @@ class MRZReader:
         angle = (found.angle + 180.0 * upright + 180.0) % 360.0 - 180.0
         return MRZRead(result=result, reading_angle=angle, found=found, confidence=confidence)
 
-    def _read_recut(self, found: FoundMRZ, probs: np.ndarray, *, upright: bool) -> tuple[MRZResult, float] | None:
+    def _read_recut(self, found: FoundMRZ, probs: np.ndarray, decoded: tuple[int | None, list], *, upright: bool
+                    ) -> tuple[MRZResult, float] | None:
         """The block read again from strips cut a little differently (shifted, taller, shorter, longer), each
-        line's reads voted character by character (:func:`vote_lines`) with the first read, ``probs``; None
-        when a line has no read of the format's length to vote.
+        line's reads voted character by character (:func:`vote_lines`) with the first read, ``probs`` (decoded:
+        ``decoded``); None when a line has no read of the format's length to vote.
 
         A cut that clips a glyph or takes in a line of print above garbles the same glyphs in every read of
         it; other cuts garble others.
@@ -125,17 +130,12 @@ class MRZReader:
             strips = strips.reshape(len(RECUT_VARIANTS), len(block.lines), *strips.shape[1:])[:, ::-1, ::-1, ::-1]
             strips = strips.reshape(-1, *strips.shape[2:])
         recut = self.model.predict(strips[..., None]).reshape(len(RECUT_VARIANTS), *probs.shape)
-        length = _line_length(probs)
-        lines = [vote_lines([decode_line(p, length) for p in (probs[k], *recut[:, k])], length)
+        length, first = decoded
+        lines = [vote_lines([first[k], *(decode_line(p, length) for p in recut[:, k])], length)
                  for k in range(len(probs))]
         if any(line is None for line in lines):
             return None
         return _parsed(lines, f", strips cut {len(RECUT_VARIANTS) + 1} ways")
-
-    @staticmethod
-    def _parse(probs: np.ndarray) -> tuple[MRZResult, float]:
-        length = _line_length(probs)
-        return _parsed([decode_line(p, length) for p in probs])
 
 
 class ZoneReading:
@@ -146,9 +146,12 @@ class ZoneReading:
     def __init__(self, reader: MRZReader, gray: np.ndarray):
         self.reader = reader
         self.gray, self.zoom = _reading_scale(gray)
-        self.glyphs = glyph_map(self.gray)  # both direction measures work on it
-        self.angle = text_angle(self.gray, glyphs=self.glyphs)
-        self.search = ZoneSearch(self.gray)  # the second pass and the welded direction reuse the first's images
+        self.glyphs = Labelled(glyph_map(self.gray))  # both direction measures work on it
+        self.angle = text_angle(self.gray, glyphs=self.glyphs.binary, components=self.glyphs.components)
+        # An image no larger than its glyph map is that map unreduced: the unturned search labels it once with them.
+        unreduced = max(self.gray.shape) <= GLYPH_MAP_SIDE
+        # the second pass and the welded direction reuse the first's images
+        self.search = ZoneSearch(self.gray, labelled=self.glyphs if unreduced else None)
         self._welded: list = []  # the welded-run direction, once measured
         self._reads: dict = {}  # id(found) -> (found, its read): the search hands out the same blocks again
 
@@ -169,7 +172,8 @@ class ZoneReading:
             # Glyphs welded into runs (motion blur) leave too few single glyphs to tell the direction of the
             # text, or it follows other text (a typed page beside the document): the runs' own axes tell it.
             if not self._welded:
-                self._welded.append(welded_text_angle(self.gray, glyphs=self.glyphs))
+                self._welded.append(welded_text_angle(self.gray, glyphs=self.glyphs.binary,
+                                                      components=self.glyphs.components))
             welded = self._welded[0]
             tried = [angle] if angle is not None else [0.0, 90.0]
             # Runs of glyphs are long: a tilt the glyph chaining shrugs off (4 degrees) lifts a run's end by
@@ -212,14 +216,16 @@ def _parsed(reads: list, how: str = "") -> tuple[MRZResult, float]:
     return result, confidence
 
 
-def _line_length(probs: np.ndarray) -> int | None:
-    """The length the block's lines must have: two lines are 44 (TD3, MRV-A) or 36 (TD2, MRV-B) characters,
-    whichever the frames say; None for a line count no format has."""
+def _decoded(probs: np.ndarray) -> tuple[int | None, list]:
+    """The length the block's lines must have, and each line decoded to it: two lines are 44 (TD3, MRV-A) or 36
+    (TD2, MRV-B) characters, whichever the frames say; None for a line count no format has. A line decoded freely
+    to that length already is that decode (:func:`decode_line` only searches when the length differs)."""
     lengths = LINE_LENGTHS.get(len(probs), (None,))
     if len(lengths) > 1:
-        free = [len(decode_line(p).text) for p in probs]
-        return min(lengths, key=lambda n: abs(n - float(np.median(free))))
-    return lengths[0]
+        free = [decode_line(p) for p in probs]
+        length = min(lengths, key=lambda n: abs(n - float(np.median([len(r.text) for r in free]))))
+        return length, [r if len(r.text) == length else decode_line(p, length) for r, p in zip(free, probs)]
+    return lengths[0], [decode_line(p, lengths[0]) for p in probs]
 
 
 # Strip cuts (pad before/after, baseline shift, half height, in line heights) for reading a block again: within
