@@ -43,8 +43,22 @@ class PhotoSearch:
     def locate(self, *, shapes: tuple[float, ...] | None) -> locate.Located:
         """:func:`locate.locate_document` of the photo with no expected place (a valid zone's place differs with
         the zone: that search is not kept)."""
-        return self._once(("located", shapes), lambda: locate.locate_document(self.image, self.outline_model,
-                                                                             shapes=shapes))
+        return self._once(("located", shapes), lambda: self._locate(shapes))
+
+    def _locate(self, shapes: tuple[float, ...] | None) -> locate.Located:
+        # The quads the contour search weighs do not depend on the shapes preferred: another preference chooses
+        # again among them, as locate_any_shape does.
+        weighed = next((made.candidates for key, made in self._made.items()
+                        if key[0] == "located" and made.candidates is not None), None)
+        if weighed is None:
+            return locate.locate_document(self.image, self.outline_model, shapes=shapes)
+        chosen = locate.choose_quad(weighed, shapes, frame=locate.frame_corners(self.image.shape))
+        return replace(chosen, candidates=weighed)
+
+    def locate_any_shape(self, located: locate.Located) -> locate.Located:
+        """:func:`locate.locate_any_shape` of the photo for ``located``, a copy: the quads it chooses among may
+        be chosen among again."""
+        return _copied(locate.locate_any_shape(self.image, located, self.outline_model))
 
     def read_on_document(self, corners: np.ndarray) -> MRZRead | None:
         """The MRZ read again on the located document, warped flat at reading size.

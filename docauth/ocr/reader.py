@@ -236,7 +236,7 @@ class DocumentReader:
             if mrz is None and second is None and zone_expected:
                 # The zone too small in the photo to be found (a booklet on a flatbed page): the shape search
                 # took one page of the spread, most likely the blank one. The spread holds the data page.
-                spread = locate.locate_any_shape(image, located, self.outline_model)
+                spread = search.locate_any_shape(located)
                 if spread.found and not np.allclose(spread.corners, located.corners, atol=SAME_CORNERS_PX):
                     second = credible(search.read_on_document(spread.corners))
                     if second is not None:
