@@ -54,6 +54,20 @@ def missing_zone_values(printed: PrintedRead | None, zone_fields: dict) -> bool:
     return any(name not in printed.fields or printed.fields[name].how != "mrz" for name in wanted)
 
 
+def no_zone_value(printed: PrintedRead | None) -> bool:
+    """Was nothing the zone encodes found in print (or the page not read)? A card's back read as a lone back finds
+    none and is not looked at closer.
+
+    >>> from docauth.ocr.printed.assign import FieldRead
+    >>> by_layout = FieldRead("2031-01-01", "01.01.2031", 1.0, "layout", True)
+    >>> no_zone_value(None), no_zone_value(PrintedRead({"expiry_date": by_layout}, []))
+    (True, True)
+    >>> no_zone_value(PrintedRead({"surname": FieldRead("ERIKSSON", "ERIKSSON", 1.0, "mrz", True)}, []))
+    False
+    """
+    return printed is None or not any(read.how == "mrz" for read in printed.fields.values())
+
+
 def places_beside(corners: np.ndarray, shape) -> list[tuple[np.ndarray, tuple[int, int]]]:
     """Where the other side may lie: the located card's rectangle moved by its own width or height (left, right,
     above, below, as the card is upright), on the sheet's plane, grown by the slack on each side; each as the

@@ -21,7 +21,7 @@ import numpy as np
 
 from docauth.errors import InvalidImage, ModelError
 from docauth.ocr import locate, outline
-from docauth.ocr.other_side import merged, missing_zone_values, read_other_side
+from docauth.ocr.other_side import merged, missing_zone_values, no_zone_value, read_other_side
 from docauth.ocr.photo_search import DOCUMENT_READ_SIDE, PhotoSearch
 from docauth.ocr.mrz.confirm import confirm_in_print
 from docauth.ocr.mrz.finder import LINE_H, LINE_W
@@ -324,9 +324,9 @@ class DocumentReader:
             t = time.perf_counter()
             rest = read_other_side(self.printed, _as_rgb(image), *back, zone)
             if rest is not None:
-                if printed is None and missing_zone_values(rest, zone):
-                    # Both sides on one sheet: the back, not read for itself, may print what the front does not
-                    # (a birth date over the zone).
+                if no_zone_value(printed) and missing_zone_values(rest, zone):
+                    # Both sides on one sheet: the back, not read for itself or read as a lone back (no closer look),
+                    # may print what the front does not (a birth date over the zone).
                     printed = self.printed(upright, mrz_top=_mrz_top(mrz), mrz_fields=zone, zone_values_only=True)
                 printed = merged(printed, rest)
             timings["viz_rest_of_sheet_ms"] = (time.perf_counter() - t) * 1000
