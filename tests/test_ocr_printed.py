@@ -518,3 +518,41 @@ def test_a_line_read_alone_in_the_finer_steps_is_not_read_again_where_both_steps
     assert any(alike[key] for key in fine) and any(not alike[key] for key in fine)
     for key in fine:  # a line padded alike is the same input at both steps: its finer read stands
         assert steps[key] == ([FINE_WIDTH_STEP] if alike[key] else [FINE_WIDTH_STEP, WIDTH_STEP]), steps[key]
+
+
+def test_a_card_back_none_of_whose_lines_print_its_valid_zones_values_is_not_read_further(printed_reader,
+                                                                                          monkeypatch):
+    from docauth.ocr.mrz import parse_mrz
+    from docauth.ocr.printed.reader import PrintedReader
+    from docauth.ocr.printed.recognition import FINE_WIDTH_STEP, WIDTH_STEP
+    from docauth.synth.documents import render_document
+    from docauth.synth.seeds import TESTS
+
+    back = render_document("td1_back", TESTS.nth(5))
+    zone = parse_mrz(back.mrz)
+    assert zone.valid
+    top = 0.6  # the zone's rows are the MRZ reader's, not the printed reader's
+    asked: list[tuple[int, int]] = []
+    read_each = PrintedReader._read_each
+
+    def spy(self, page, boxes, captions=(), step=WIDTH_STEP):
+        asked.append((len(boxes), step))
+        return read_each(self, page, boxes, captions, step)
+
+    monkeypatch.setattr(PrintedReader, "_read_each", spy)
+    as_back = printed_reader(back.image, mrz_top=top, mrz_fields=zone.fields, zone_valid=True, zone_side=True)
+    assert not any(read.how == "mrz" for read in as_back.fields.values()), as_back.export()
+    # The lines that could print a value, one at a time in the finer steps, and nothing after them.
+    assert asked and set(asked) == {(1, FINE_WIDTH_STEP)}, asked
+    read_as_back = len(asked)
+    asked.clear()
+    # Not known to be one card's page: its zone's values are then looked for on the rest of it.
+    printed_reader(back.image, mrz_top=top, mrz_fields=zone.fields, zone_valid=True)
+    assert len(asked) > read_as_back and any(step == WIDTH_STEP for _, step in asked), asked
+    # One card's page printing some of its zone's values but not one of them: read whole for it, as any page.
+    doc, zone = _passport_page_and_zone()
+    contradicted = dict(zone.fields, date_of_birth="1901-02-03")
+    side = printed_reader(doc.image, mrz_fields=contradicted, zone_valid=True, zone_side=True)
+    page = printed_reader(doc.image, mrz_fields=contradicted, zone_valid=True)
+    assert side.fields["surname"].how == "mrz"
+    assert [(ln.text, ln.box) for ln in side.lines] == [(ln.text, ln.box) for ln in page.lines]

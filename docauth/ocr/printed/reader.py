@@ -138,7 +138,12 @@ class PrintedReader:
                 lines += new
                 if new:
                     missing = zone_values_missing(lines, mrz_fields, today, missing)
-            if missing:
+            # One card's page with its valid zone, none of whose values any line that could print one does, is the
+            # card's back, which prints none (a card printing its zone on its front prints its values there too): the
+            # rest of it is not read for them, nor read across or closer.
+            back = (zone_side and zone_valid and bool(missing) and bool(lines)
+                    and all(zone_value_in(name, lines, mrz_fields, today) is None for name in wanted))
+            if missing and not back:
                 if not zone_values_only:
                     if step != WIDTH_STEP:
                         lines = [line for box, read in read_first.items()
@@ -148,7 +153,7 @@ class PrintedReader:
             fields = self.postprocess(lines, mrz_fields, today)
             unfound = {name: value for name, value in wanted.items()
                        if name not in fields or fields[name].how != "mrz"}
-            if unfound:
+            if unfound and not back:
                 fields.update(self._found_across(page, boxes, unfound, mrz_fields, today))
                 unfound = {name: value for name, value in unfound.items()
                            if name not in fields or fields[name].how != "mrz"}
