@@ -472,8 +472,22 @@ def _refine_corners(q: np.ndarray, rgb: np.ndarray, cv2) -> np.ndarray:
     return q
 
 
-def warp(rgb: np.ndarray, corners: np.ndarray, max_long_side: int = 1100,
-         min_long_side: int = 1000) -> tuple[np.ndarray, np.ndarray]:
+# A located document's long side once warped: a small one upsampled to the first, a large one reduced to the second.
+WARP_LONG_SIDES = (1000, 1100)
+
+
+def warped_long_side(measured: float, min_long_side: float = WARP_LONG_SIDES[0],
+                     max_long_side: float = WARP_LONG_SIDES[1]) -> float:
+    """The long side :func:`warp` gives a document whose long side measures ``measured`` pixels.
+
+    >>> warped_long_side(640), warped_long_side(1050), warped_long_side(3000)
+    (1000, 1050, 1100)
+    """
+    return min(max_long_side, max(min_long_side, measured))
+
+
+def warp(rgb: np.ndarray, corners: np.ndarray, max_long_side: int = WARP_LONG_SIDES[1],
+         min_long_side: int = WARP_LONG_SIDES[0]) -> tuple[np.ndarray, np.ndarray]:
     """Perspective-warp the quad (image order TL, TR, BR, BL) to a rectangle; returns (image, homography)."""
     q = np.asarray(corners, np.float64)
     sides = np.linalg.norm(q - np.roll(q, -1, 0), axis=1)
@@ -486,7 +500,7 @@ def warp(rgb: np.ndarray, corners: np.ndarray, max_long_side: int = 1100,
                 aspect = a
     # Small documents (a booklet far from the phone) are upsampled: the MRZ glyphs then come
     # apart under thresholding and the glyph cells are cut from a smooth (cubic) image.
-    long_side = min(max_long_side, max(min_long_side, max(w, h)))
+    long_side = warped_long_side(max(w, h), min_long_side, max_long_side)
     if aspect >= 1:
         out_w, out_h = long_side, long_side / aspect
     else:

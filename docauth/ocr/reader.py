@@ -75,7 +75,6 @@ SAME_CORNERS_PX = 4.0  # two located outlines this close are the same
 # (a zone's glyphs are about 2 % of a page's width, 3 % of a card's): the search on the photo finds such lines
 # as a zone whenever they are one; a smaller one's zone may be missed there (glyphs 7 px tall come apart).
 SMALL_FOR_SEARCH = DOCUMENT_READ_SIDE / 2
-CARD_READ_SIDES = (1000, 1100)  # a located document's long side once warped (locate.warp's bounds)
 
 
 @dataclass
@@ -536,7 +535,7 @@ def _back_on_sheet(view: DocumentView, page_shape, read: MRZRead | None, mrz: MR
     if card is None:
         return None
     # read as a located card is warped: its long side as the photo shows it, within the warp's bounds
-    long_side = min(CARD_READ_SIDES[1], max(CARD_READ_SIDES[0], float(np.linalg.norm(card[1] - card[0]))))
+    long_side = locate.warped_long_side(float(np.linalg.norm(card[1] - card[0])))
     return card.astype(np.float32), (int(round(long_side)), int(round(long_side / TD1_ASPECT)))
 
 

@@ -19,7 +19,7 @@ from docauth.ocr.locate import warp
 from docauth.ocr.mrz.line_model import (CONTEXT_LAYER, FRAMES, LABELS, MODEL_NAME, MRZ_CONTEXT, TOLERANCE,
                                   build_model, decode_line)
 from docauth.ocr.mrz.finder import LINE_H, LINE_W, FoundMRZ, cut_strip, find_mrz_levelled
-from docauth.ocr.reader import DOCUMENT_READ_SIDE
+from docauth.ocr.photo_search import DOCUMENT_READ_SIDE
 from docauth.runtime.model import save_model_files
 from docauth.synth import generate_sample
 from docauth.synth.seeds import TRAIN, VALIDATION
